@@ -1,0 +1,815 @@
+#!/usr/bin/env python3
+"""Side-by-side runner: Ember against LibTorch on the workloads of shared/BENCHMARKS.md.
+
+    benchmarks/compare/run.py [EMBER_BUILD_DIR] [options]      (default build dir: build/release)
+
+Builds the LibTorch-side programs with g++ (cached in --work, rebuilt when a source changes), takes
+the Ember-side programs from the CMake build dir (targets ember_compare_*), runs every case of every
+workload for each library in a fresh process (one thread setting per process), and prints one table
+per workload with the ratio Ember/LibTorch and the targets. Standard library only.
+
+Whole-run protocol of BENCHMARKS.md: the set runs --passes times (2); before each program the
+runner waits for an idle machine, and re-runs a program when other processes used more than
+--busy-limit cores (0.10) while it ran (read from /proc/stat minus the program's own CPU time).
+
+BENCH_QUICK=1 (or --quick) makes every measurement short and runs one pass: a smoke test only.
+"""
+
+import argparse
+import contextlib
+import fcntl
+import glob
+import os
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+TORCH_INC = ["-isystem", "/usr/include/torch/csrc/api/include"]
+TORCH_LIBS = ["-ltorch", "-ltorch_cpu", "-lc10"]
+CXX = os.environ.get("CXX", "g++")
+BASE_FLAGS = ["-std=c++17", "-D_GLIBCXX_USE_CXX11_ABI=1"]
+WORKLOADS = ["hwlimits", "overhead", "elementwise", "sgemm", "devx"]
+
+# Targets from the issue (ratios are Ember / LibTorch of the reported quantity).
+TARGET_OVERHEAD_RATIO = 0.5       # per-op time <= 0.5x LibTorch
+TARGET_TRIAD_FRACTION = 0.80      # elementwise/sum >= 80% of STREAM triad
+TARGET_MM_FRACTION = 0.95         # mm >= 95% of the best of openblas/oneDNN at each n
+TARGET_COMPILE_S = 4.0
+TARGET_LIBS_MB = 40.0
+TARGET_STARTUP_MS = 30.0
+
+# ----------------------------------------------------------------------------- programs
+
+
+def torch_programs():
+    """name -> (sources, extra flags) for the programs built here with g++ -O2."""
+    c = HERE
+    return {
+        "overhead_torch": ([f"{c}/overhead_torch.cpp"], TORCH_INC, TORCH_LIBS + ["-lopenblas"]),
+        "elementwise_torch": ([f"{c}/elementwise_torch.cpp"], TORCH_INC,
+                              TORCH_LIBS + ["-lopenblas"]),
+        "sgemm_torch": ([f"{c}/sgemm_torch.cpp"], TORCH_INC,
+                        TORCH_LIBS + ["-lopenblas", "-pthread"]),
+        "sgemm_ref": ([f"{c}/sgemm_ref.cpp"], [], ["-lopenblas", "-ldnnl", "-fopenmp", "-pthread"]),
+        "first_op_torch": ([f"{c}/devx/first_op_torch.cpp"], TORCH_INC, TORCH_LIBS),
+        "empty": ([f"{c}/devx/empty.cpp"], [], []),
+    }
+
+
+# The Ember-side targets of benchmarks/CMakeLists.txt.
+EMBER_PROGRAMS = {
+    "overhead": "ember_compare_overhead",
+    "elementwise": "ember_compare_elementwise",
+    "sgemm": "ember_compare_sgemm",
+    "first_op": "ember_compare_first_op",
+}
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def newest_mtime(paths):
+    return max(os.path.getmtime(p) for p in paths)
+
+
+def build_torch_side(work, only, lock=""):
+    """Builds what the selected workloads need; returns name -> path."""
+    os.makedirs(work, exist_ok=True)
+    needed = set()
+    if "overhead" in only:
+        needed.add("overhead_torch")
+    if "elementwise" in only:
+        needed.add("elementwise_torch")
+    if "sgemm" in only:
+        needed |= {"sgemm_torch", "sgemm_ref"}
+    if "devx" in only:
+        needed |= {"first_op_torch", "empty"}
+    headers = glob.glob(f"{HERE}/*.h")
+    out = {}
+    for name, (srcs, inc, libs) in torch_programs().items():
+        if name not in needed:
+            continue
+        exe = os.path.join(work, name)
+        if not os.path.exists(exe) or os.path.getmtime(exe) < newest_mtime(srcs + headers):
+            cmd = [CXX, "-O2", *BASE_FLAGS, "-Wall", "-Wextra", f"-I{HERE}", *inc, *srcs, "-o", exe,
+                   *libs]
+            log(f"[build] {name}")
+            with build_lock(lock):
+                subprocess.run(cmd, check=True)
+        out[name] = exe
+    if "hwlimits" in only:  # -O3 -march=native, as §7 says; no tensor library
+        exe = os.path.join(work, "hwlimits")
+        src = f"{HERE}/hwlimits.cpp"
+        if not os.path.exists(exe) or os.path.getmtime(exe) < newest_mtime([src] + headers):
+            log("[build] hwlimits")
+            with build_lock(lock):
+                subprocess.run([CXX, "-O3", "-march=native", "-fopenmp", "-std=c++17",
+                                f"-I{HERE}", src, "-o", exe], check=True)
+        out["hwlimits"] = exe
+    return out
+
+
+def find_ember_programs(build):
+    found = {}
+    for key, target in EMBER_PROGRAMS.items():
+        for cand in [os.path.join(build, "benchmarks", "compare", target),
+                     os.path.join(build, "benchmarks", target), os.path.join(build, "bin", target),
+                     os.path.join(build, target)]:
+            if os.path.isfile(cand) and os.access(cand, os.X_OK):
+                found[key] = cand
+                break
+        else:
+            hits = [p for p in glob.glob(os.path.join(build, "**", target), recursive=True)
+                    if os.access(p, os.X_OK)]
+            if hits:
+                found[key] = hits[0]
+    return found
+
+
+def find_libember(build):
+    hits = sorted(glob.glob(os.path.join(build, "**", "libember.so*"), recursive=True), key=len)
+    return hits[0] if hits else None
+
+
+# ----------------------------------------------------------------------------- idle gating
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_busy_seconds():
+    """Busy CPU-seconds of the whole machine so far (all cores)."""
+    with open("/proc/stat") as f:
+        parts = f.readline().split()[1:]
+    v = [int(x) for x in parts]
+    user, nice, system, idle, iowait, irq, softirq, steal = (v + [0] * 8)[:8]
+    return (user + nice + system + irq + softirq + steal) / CLK_TCK
+
+
+def wait_for_idle(limit, max_wait):
+    """Waits until the machine's load over 0.5 s is below `limit` cores; False on timeout."""
+    deadline = time.time() + max_wait
+    while True:
+        b0, t0 = cpu_busy_seconds(), time.time()
+        time.sleep(0.5)
+        load = (cpu_busy_seconds() - b0) / (time.time() - t0)
+        if load <= limit:
+            return True
+        if time.time() > deadline:
+            return False
+
+
+@contextlib.contextmanager
+def build_lock(path):
+    """Holds an exclusive flock on `path` (the lock this repo's builds take: `flock
+    /tmp/ember-build.lock ninja ...`), so no cooperating build runs while a program is measured.
+    Taken per program, so builds go on between programs."""
+    if not path:
+        yield
+        return
+    with open(path, "a+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+class Runner:
+    def __init__(self, args):
+        self.args = args
+        self.raw = []  # every output line, tagged with the pass
+
+    def run(self, argv, env_extra=None, timeout=1800):
+        """Runs one program; returns (stdout, others_cores, ok). Re-runs when others were busy."""
+        env = dict(os.environ)
+        if self.args.quick:
+            env["BENCH_QUICK"] = "1"
+        if env_extra:
+            env.update(env_extra)
+        others = 0.0
+        for attempt in range(1 + self.args.retries):
+            with build_lock(self.args.lock):
+                out, err, others, rc = self._run_once(argv, env, timeout)
+            if rc != 0:
+                log(f"  [fail] {' '.join(argv)} exited {rc}\n{err.strip()[-2000:]}")
+            if not self.args.gate or others <= self.args.busy_limit:
+                break
+            if attempt < self.args.retries:
+                log(f"  [gate] others used {others:.2f} cores during "
+                    f"{os.path.basename(argv[0])}; re-running ({attempt + 1}/{self.args.retries})")
+            else:
+                log(f"  [gate] others used {others:.2f} cores during "
+                    f"{os.path.basename(argv[0])}; kept, marked '*' in the tables")
+        return out, others, rc == 0
+
+    def _run_once(self, argv, env, timeout):
+        if self.args.gate and not wait_for_idle(self.args.busy_limit, self.args.idle_wait):
+            log(f"  [gate] machine not idle after {self.args.idle_wait:.0f} s; running anyway")
+        ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        b0, t0 = cpu_busy_seconds(), time.time()
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                text=True)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            err += "\n[runner] timed out"
+        wall = time.time() - t0
+        # The child's own CPU time (RUSAGE_CHILDREN grows by each child once it is waited for).
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        child_cpu = (ru.ru_utime + ru.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
+        others = max(0.0, (cpu_busy_seconds() - b0 - child_cpu) / max(wall, 1e-9))
+        return out, err, others, proc.returncode
+
+
+# ----------------------------------------------------------------------------- results
+
+LINE = re.compile(r"^(RESULT|NA|INFO) (\S+) (\S+) (\S+) (\S+) ?(.*)$")
+
+
+class Results:
+    """(workload, case, threads, lib) -> list over passes of {'median','min','max','unit',...}."""
+
+    def __init__(self):
+        self.data = {}
+        self.info = {}
+        self.flags = {}
+
+    def add_output(self, text, pass_no, others, raw):
+        for line in text.splitlines():
+            m = LINE.match(line.strip())
+            if not m:
+                continue
+            raw.append(f"pass={pass_no} others_cores={others:.2f} {line.strip()}")
+            kind, wl, case, thr, lib, rest = m.groups()
+            kv = dict(x.split("=", 1) for x in rest.split() if "=" in x)
+            key = (wl, case, thr, lib)
+            if kind == "RESULT":
+                rec = {k: (float(v) if k in ("median", "min", "max") else v) for k, v in kv.items()}
+                rec["pass"] = pass_no
+                rec["others"] = others
+                self.data.setdefault(key, []).append(rec)
+            elif kind == "NA":
+                self.data.setdefault(key, []).append({"na": kv.get("reason", "n/a"),
+                                                      "pass": pass_no})
+            else:
+                self.info.setdefault(key, {}).update(kv)
+
+    def get(self, key, pass_no):
+        for rec in self.data.get(key, []):
+            if rec.get("pass") == pass_no:
+                return rec
+        return None
+
+
+def fmt_na(rec):
+    return {"not_built": "not built", "failed": "FAILED"}.get(rec["na"], "n/a")
+
+
+def fmt_val(rec, digits=3):
+    if rec is None:
+        return "-"
+    if "na" in rec:
+        return fmt_na(rec)
+    v = rec["median"]
+    return f"{v:.{digits}g}{busy_mark(rec)}"
+
+
+BUSY_LIMIT = 0.10  # set from --busy-limit
+
+
+def busy_mark(rec):
+    """'*' on a measurement during which other processes used more than the busy limit."""
+    return "*" if rec.get("others", 0.0) > BUSY_LIMIT else ""
+
+
+def fmt_cell(rec):
+    if rec is None:
+        return "-"
+    if "na" in rec:
+        return fmt_na(rec)
+    return f"{rec['median']:.3g} [{rec['min']:.3g}-{rec['max']:.3g}]{busy_mark(rec)}"
+
+
+def ratio(a, b):
+    if a is None or b is None or "na" in a or "na" in b or b["median"] == 0:
+        return None
+    return a["median"] / b["median"]
+
+
+def fmt_ratio(r):
+    return "-" if r is None else f"{r:.2f}"
+
+
+def verdict(ok, check="-"):
+    """PASS/MISS against the target; INVALID when the library's own result failed its check."""
+    if check == "FAIL":
+        return "INVALID"
+    return "-" if ok is None else ("PASS" if ok else "MISS")
+
+
+def table(title, note, header, rows):
+    print(f"\n### {title}\n")
+    if note:
+        print(note + "\n")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join(" --- " for _ in header) + "|")
+    for r in rows:
+        print("| " + " | ".join(str(c) for c in r) + " |")
+    sys.stdout.flush()
+
+
+# ----------------------------------------------------------------------------- workloads
+
+
+def list_cases(exe):
+    out = subprocess.run([exe, "--list"], capture_output=True, text=True, check=True).stdout
+    return [l.strip() for l in out.splitlines() if l.strip()]
+
+
+def run_workload_cases(runner, results, pass_no, workload, progs, cases, threads_list):
+    """progs: list of (lib_label, argv_prefix); each case x threads x prog in a fresh process."""
+    for case in cases:
+        for thr in threads_list:
+            for label, prefix in progs:
+                if prefix is None:
+                    results.data.setdefault((workload, case, thr, label), []).append(
+                        {"na": "not_built", "pass": pass_no})
+                    continue
+                log(f"[pass {pass_no}] {workload} {case} {thr} {label}")
+                out, others, ok = runner.run([*prefix, case, thr])
+                results.add_output(out, pass_no, others, runner.raw)
+                if not ok and not LINE.search(out or ""):
+                    results.data.setdefault((workload, case, thr, label), []).append(
+                        {"na": "failed", "pass": pass_no})
+
+
+def hwlimits_register_check(exe):
+    """peak_<ymm|zmm>_<NACC> -> True when its hot loop has no memory operand (objdump)."""
+    try:
+        dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", exe], capture_output=True,
+                             text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return {}
+    verdicts = {}
+    for m in re.finditer(r"^[0-9a-f]+ <(peak_(?:ymm|zmm)_\d+)>:\n(.*?)(?:\n\n|\Z)", dis,
+                         re.S | re.M):
+        name, body = m.group(1), m.group(2)
+        insns = []
+        for line in body.splitlines():
+            mm = re.match(r"\s*([0-9a-f]+):\s*(.*)", line)
+            if mm:
+                insns.append((int(mm.group(1), 16), mm.group(2)))
+        # The hot loop: the longest backward conditional jump's range, holding the FMAs.
+        best = None
+        for addr, text in insns:
+            j = re.match(r"j\w+\s+([0-9a-f]+)", text)
+            if j and int(j.group(1), 16) < addr:
+                lo = int(j.group(1), 16)
+                body_insns = [t for a, t in insns if lo <= a <= addr]
+                if any("vfmadd" in t for t in body_insns):
+                    if best is None or len(body_insns) > len(best):
+                        best = body_insns
+        if best is not None:
+            verdicts[name] = not any("(" in t for t in best if not t.startswith("nop"))
+    return verdicts
+
+
+def do_hwlimits(runner, results, pass_no, exe, threads):
+    for case in ["peak_ymm", "peak_zmm", "stream_copy", "stream_triad"]:
+        for thr in threads:
+            log(f"[pass {pass_no}] hwlimits {case} {thr}")
+            out, others, _ = runner.run([exe, case, thr])
+            results.add_output(out, pass_no, others, runner.raw)
+
+
+def triad(results, thr, pass_no):
+    """STREAM triad GB/s for a thread setting (lt-def: the best one, i.e. 2 threads)."""
+    cands = ["1", "2"] if thr == "lt-def" else [thr]
+    vals = [results.get(("hwlimits", "stream_triad", t, "hw"), pass_no) for t in cands]
+    vals = [v["median"] for v in vals if v and "na" not in v]
+    return max(vals) if vals else None
+
+
+def report_hwlimits(results, passes, threads, regcheck):
+    rows = []
+    best = {}
+    for p in passes:
+        for kind in ["ymm", "zmm"]:
+            for thr in threads:
+                cands = []
+                for nacc in [8, 12, 16, 24]:
+                    rec = results.get(("hwlimits", f"peak_{kind}_nacc{nacc}", thr, "hw"), p)
+                    reg = regcheck.get(f"peak_{kind}_{nacc}")
+                    regs = "-" if reg is None else ("yes" if reg else "no (spills)")
+                    rows.append([p, f"peak FP32 {kind}", f"NACC={nacc}", thr, fmt_cell(rec),
+                                 "GFLOP/s", regs])
+                    if rec and "na" not in rec and reg is not False:
+                        cands.append((rec["median"], nacc))
+                if cands:
+                    v, nacc = max(cands)
+                    best[(p, kind, thr)] = (v, nacc)
+                    rows.append([p, f"**best {kind}**", f"NACC={nacc}", thr, f"**{v:.3g}**",
+                                 "GFLOP/s", ""])
+        for case in ["stream_copy", "stream_triad"]:
+            for thr in threads:
+                rec = results.get(("hwlimits", case, thr, "hw"), p)
+                rows.append([p, case, "", thr, fmt_cell(rec), "GB/s", ""])
+    table("§7 Hardware limits (higher is better)",
+          "median [min-max]; 'best' = the fastest NACC whose hot loop is register-only "
+          "(objdump of the peak_* kernels).",
+          ["pass", "measure", "variant", "threads", "value", "unit", "register-only loop"], rows)
+
+
+def report_overhead(results, passes, threads):
+    rows = []
+    cases = ["add_1elem_nograd", "add_1elem_inference_mode", "add_1elem_requires_grad",
+             "chain10_fwd_bwd", "chain10_fwd_bwd_per_op"]
+    for p in passes:
+        for case in cases:
+            for thr in threads:
+                e = results.get(("overhead", case, thr, "ember"), p)
+                t = results.get(("overhead", case, thr, "libtorch"), p)
+                unit = next((r["unit"] for r in (e, t) if r and "unit" in r), "us")
+                r = ratio(e, t)
+                ok = None if r is None else r <= TARGET_OVERHEAD_RATIO
+                check = results.info.get(("overhead", case, thr, "ember"), {}).get("check", "-")
+                rows.append([p, case, thr, fmt_cell(e), fmt_cell(t), unit, fmt_ratio(r),
+                             f"<= {TARGET_OVERHEAD_RATIO}", check, verdict(ok, check)])
+    table("§1 Eager per-op overhead (time per call: lower is better)",
+          "ratio = Ember / LibTorch time (lower is better; target <= 0.5). median [min-max]. "
+          "check = Ember's result is float32 as the workload defines. "
+          "Anchors (LibTorch): a+b 1 elem 0.58 us, requires_grad 1.26 us, chain 4.5 us/op.",
+          ["pass", "case", "threads", "Ember", "LibTorch", "unit", "Ember/LibTorch", "target",
+           "check", "verdict"], rows)
+
+
+def report_elementwise(results, passes, threads):
+    rows = []
+    cases = ["add_alloc", "add_out", "relu_alloc", "relu_out", "gelu_alloc", "gelu_out",
+             "exp_alloc", "exp_out", "sum"]
+    for p in passes:
+        for case in cases:
+            for thr in threads:
+                e = results.get(("elementwise", case, thr, "ember"), p)
+                t = results.get(("elementwise", case, thr, "libtorch"), p)
+                r = ratio(e, t)
+                tri = triad(results, thr, p)
+                frac = e["median"] / tri if e and "na" not in e and tri else None
+                ok = None if r is None else (r >= 1.0 and (frac is None or
+                                                           frac >= TARGET_TRIAD_FRACTION))
+                check = results.info.get(("elementwise", case, thr, "ember"), {}).get("check", "-")
+                rows.append([p, case, thr, fmt_cell(e), fmt_cell(t), fmt_ratio(r),
+                             "-" if frac is None else f"{100 * frac:.0f}%", check,
+                             verdict(ok, check)])
+    table("§2 Elementwise throughput, N = 16 Mi floats (GB/s: higher is better)",
+          "ratio = Ember / LibTorch GB/s (higher is better; target >= 1). 'of triad' = Ember GB/s "
+          "/ STREAM triad at the same threads (lt-def: the 2-thread triad; target >= 80%). "
+          "check = Ember result vs scalar math on a sample.",
+          ["pass", "case", "threads", "Ember GB/s", "LibTorch GB/s", "Ember/LibTorch",
+           "Ember of triad", "check", "verdict"], rows)
+
+
+def report_sgemm(results, passes, threads, sizes):
+    rows = []
+    for p in passes:
+        for case in sizes:
+            n = case[1:]
+            for thr in threads:
+                recs = {lib: results.get(("sgemm", case, thr, lib), p)
+                        for lib in ["ember", "torch_mm", "openblas_cblas", "onednn_sgemm"]}
+                refs = [r["median"] for k, r in recs.items()
+                        if k in ("openblas_cblas", "onednn_sgemm") and r and "na" not in r]
+                e = recs["ember"]
+                frac = e["median"] / max(refs) if e and "na" not in e and refs else None
+                checks = [results.info.get(("sgemm", case, thr, lib), {}).get("check")
+                          for lib in recs]
+                checks = [c for c in checks if c]
+                check = "-" if not checks else ("pass" if all(c == "pass" for c in checks)
+                                                else "FAIL")
+                ok = None if frac is None else frac >= TARGET_MM_FRACTION
+                rows.append([p, n, thr, fmt_cell(e), fmt_cell(recs["torch_mm"]),
+                             fmt_val(recs["openblas_cblas"]), fmt_val(recs["onednn_sgemm"]),
+                             fmt_ratio(ratio(e, recs["torch_mm"])),
+                             "-" if frac is None else f"{100 * frac:.0f}%", check,
+                             verdict(ok, check)])
+        for thr in ["a1b1", "a2b1", "a1b2"]:
+            rows.append([p, "1024 probe", f"{thr} (ATen {thr[1]}, BLAS {thr[3]})", "n/a",
+                         fmt_cell(results.get(("sgemm", "n1024", thr, "torch_mm"), p)), "", "", "",
+                         "", results.info.get(("sgemm", "n1024", thr, "torch_mm"), {}).get(
+                             "check", "-"), ""])
+    table("§3 SGEMM C = A·B (GFLOP/s: higher is better)",
+          "Ember/torch_mm = GFLOP/s ratio (higher is better). 'of best BLAS' = Ember / "
+          "max(openblas_cblas, onednn_sgemm) at the same n and threads (target >= 95%). check = "
+          "every library's C vs a float64 product (max|err|/max|ref| < 1e-4). Probe rows: "
+          "torch::mm at n = 1024 with (ATen, OpenBLAS) threads.",
+          ["pass", "n", "threads", "Ember", "torch_mm", "openblas", "oneDNN", "Ember/torch_mm",
+           "Ember of best BLAS", "check", "verdict"], rows)
+
+
+# --- §8 developer experience
+
+
+def median3(values):
+    return statistics.median(values) if values else None
+
+
+def timed(cmd, env=None):
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    dt = time.perf_counter() - t0
+    if proc.returncode != 0:
+        log(f"  [fail] {' '.join(cmd)}\n{proc.stderr[-3000:]}")
+        return None
+    return dt
+
+
+def ldd_closure(exe):
+    """(bytes, count) of the shared libraries `exe` loads (ldd, symlinks resolved, unique)."""
+    out = subprocess.run(["ldd", exe], capture_output=True, text=True).stdout
+    libs = set()
+    for line in out.splitlines():
+        m = re.search(r"=>\s*(/\S+)", line) or re.match(r"\s*(/\S+)", line)
+        if m and os.path.exists(m.group(1)):
+            libs.add(os.path.realpath(m.group(1)))
+    return sum(os.path.getsize(p) for p in libs), len(libs)
+
+
+def startup(exe, runs, env_extra=None):
+    """exec->main and exec->first result (ms) over `runs` launches; T0_NS exported before exec."""
+    mains, firsts = [], []
+    env = dict(os.environ)
+    if env_extra:
+        env.update(env_extra)
+    for _ in range(runs):
+        out = subprocess.run(["/bin/sh", "-c", 'T0_NS=$(date +%s%N); export T0_NS; exec "$0"', exe],
+                             capture_output=True, text=True, env=env).stdout
+        m = re.search(r"exec_to_main_ms=([\d.]+) exec_to_first_ms=([\d.]+)", out)
+        if m:
+            mains.append(float(m.group(1)))
+            firsts.append(float(m.group(2)))
+    return mains, firsts
+
+
+def stats(v):
+    if not v:
+        return None
+    return {"median": statistics.median(v), "min": min(v), "max": max(v)}
+
+
+def do_devx(runner, results, pass_no, work, torch_bins, ember_build, ember_progs):
+    """Fills results.info[('devx', ...)] for both libraries."""
+    compile_reps = 1 if runner.args.quick else 3
+    start_runs = 3 if runner.args.quick else 11
+    d = os.path.join(work, "devx")
+    os.makedirs(d, exist_ok=True)
+    libs = {"libtorch": {"src": f"{HERE}/devx/linear_train_torch.cpp", "inc": TORCH_INC,
+                         "link": TORCH_LIBS}}
+    libember = find_libember(ember_build) if ember_build else None
+    if not libember and ember_progs.get("first_op"):  # the library the Ember programs load
+        ldd = subprocess.run(["ldd", ember_progs["first_op"]], capture_output=True, text=True)
+        m = re.search(r"libember\.so\S*\s*=>\s*(/\S+)", ldd.stdout)
+        libember = m.group(1) if m else None
+    if libember:
+        libdir = os.path.dirname(libember)
+        inc = ["-isystem", os.path.join(REPO, "include")]
+        gen_inc = os.path.join(ember_build, "include")
+        if os.path.isdir(gen_inc):
+            inc += ["-isystem", gen_inc]
+        libs["ember"] = {"src": f"{HERE}/devx/linear_train_ember.cpp", "inc": inc,
+                         "link": [f"-L{libdir}", "-lember", f"-Wl,-rpath,{libdir}"]}
+    out = {}
+    for lib, spec in libs.items():
+        r = {}
+        exe = {}
+        for opt in ["-O0", "-O2"]:
+            exe[opt] = os.path.join(d, f"linear_train_{lib}{opt}")
+            times = []
+            for _ in range(compile_reps):
+                log(f"[pass {pass_no}] devx compile {lib} {opt}")
+                with build_lock(runner.args.lock):
+                    if runner.args.gate:
+                        wait_for_idle(runner.args.busy_limit, runner.args.idle_wait)
+                    t = timed([CXX, opt, *BASE_FLAGS, *spec["inc"], spec["src"], "-o", exe[opt],
+                               *spec["link"]])
+                if t is not None:
+                    times.append(t)
+            r[f"compile{opt}"] = stats(times)
+            if not times:
+                r[f"compile{opt}"] = {"failed": True}
+        times = []
+        for _ in range(compile_reps):
+            log(f"[pass {pass_no}] devx compile {lib} -O2 -c")
+            with build_lock(runner.args.lock):
+                if runner.args.gate:
+                    wait_for_idle(runner.args.busy_limit, runner.args.idle_wait)
+                t = timed([CXX, "-O2", *BASE_FLAGS, *spec["inc"], "-c", spec["src"], "-o",
+                           os.path.join(d, f"linear_train_{lib}.o")])
+            if t is not None:
+                times.append(t)
+        r["compile-O2-c"] = stats(times) if times else {"failed": True}
+        if os.path.exists(exe["-O2"]):
+            r["binary_bytes"] = os.path.getsize(exe["-O2"])
+            r["libs_bytes"], r["libs_count"] = ldd_closure(exe["-O2"])
+            run = subprocess.run([exe["-O2"]], capture_output=True, text=True)
+            r["converged"] = "converged" in run.stdout and run.returncode == 0
+            r["train_output"] = run.stdout.strip()
+        out[lib] = r
+    # start-up
+    first = {"libtorch": torch_bins.get("first_op_torch"), "ember": ember_progs.get("first_op"),
+             "empty": torch_bins.get("empty")}
+    for lib, exe in first.items():
+        if not exe:
+            continue
+        log(f"[pass {pass_no}] devx start-up {lib}")
+        with build_lock(runner.args.lock):
+            if runner.args.gate:
+                wait_for_idle(runner.args.busy_limit, runner.args.idle_wait)
+            startup(exe, 1)  # page cache warm-up launch, not counted
+            mains, firsts = startup(exe, start_runs)
+        out.setdefault(lib, {})["exec_to_main"] = stats(mains)
+        out[lib]["exec_to_first"] = stats(firsts)
+    results.info[("devx", pass_no)] = out
+
+
+def report_devx(results, passes):
+    rows = []
+
+    def s(x, scale=1.0, digits=3):
+        if x is None:
+            return "n/a"
+        if x.get("failed"):
+            return "build failed"
+        return f"{x['median'] * scale:.{digits}g} [{x['min'] * scale:.{digits}g}-" \
+               f"{x['max'] * scale:.{digits}g}]"
+
+    for p in passes:
+        d = results.info.get(("devx", p), {})
+        e, t = d.get("ember", {}), d.get("libtorch", {})
+
+        def row(what, key, unit, target=None, scale=1.0, digits=3):
+            ev, tv = e.get(key), t.get(key)
+            good = [x for x in (ev, tv) if x and not x.get("failed")]
+            r = ev["median"] / tv["median"] if len(good) == 2 else None
+            ok = None if (ev is None or target is None) else (
+                False if ev.get("failed") else ev["median"] * scale <= target)
+            rows.append([p, what, s(ev, scale, digits), s(tv, scale, digits), unit, fmt_ratio(r),
+                         "-" if target is None else f"<= {target:g}", verdict(ok)])
+
+        row("compile+link -O0 (linear_train.cpp)", "compile-O0", "s")
+        row("compile+link -O2 (linear_train.cpp)", "compile-O2", "s", TARGET_COMPILE_S)
+        row("compile only -O2 -c", "compile-O2-c", "s")
+        for key, what, unit, scale, target in [("binary_bytes", "-O2 binary size", "KB", 1e-3,
+                                                None),
+                                               ("libs_bytes", "ldd closure size", "MB", 1e-6,
+                                                TARGET_LIBS_MB)]:
+            ev, tv = e.get(key), t.get(key)
+            r = ev / tv if ev and tv else None
+            ok = None if (ev is None or target is None) else ev * scale <= target
+            rows.append([p, what, "n/a" if ev is None else f"{ev * scale:.4g}",
+                         "n/a" if tv is None else f"{tv * scale:.4g}", unit, fmt_ratio(r),
+                         "-" if target is None else f"<= {target:g}", verdict(ok)])
+        rows.append([p, "ldd closure count", e.get("libs_count", "n/a"),
+                     t.get("libs_count", "n/a"), "libs", "", "", ""])
+        rows.append([p, "linear_train converged", e.get("converged", "n/a"),
+                     t.get("converged", "n/a"), "", "", "", ""])
+        row("start-up exec->main", "exec_to_main", "ms")
+        row("start-up exec->first result", "exec_to_first", "ms", TARGET_STARTUP_MS)
+        emp = d.get("empty", {}).get("exec_to_first")
+        rows.append([p, "launcher baseline (empty.cpp, no library: one number for both)", s(emp),
+                     s(emp), "ms", "", "", ""])
+    table("§8 Developer experience (times and sizes: lower is better)",
+          "ratio = Ember / LibTorch (lower is better). median [min-max] of 3 compiles and 11 "
+          "launches. Anchors (LibTorch): compile 20.5 s, libs 528 MB, start-up 672 ms.",
+          ["pass", "measure", "Ember", "LibTorch", "unit", "Ember/LibTorch", "target", "verdict"],
+          rows)
+
+
+# ----------------------------------------------------------------------------- main
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("build", nargs="?", default=os.path.join(REPO, "build", "release"),
+                    help="Ember CMake build dir (default build/release)")
+    ap.add_argument("--only", default=",".join(WORKLOADS),
+                    help=f"comma list of workloads ({','.join(WORKLOADS)})")
+    ap.add_argument("--passes", type=int, default=None, help="passes over the set (default 2; "
+                    "1 with --quick)")
+    ap.add_argument("--quick", action="store_true",
+                    default=os.environ.get("BENCH_QUICK", "0") not in ("", "0"),
+                    help="short measurements (BENCH_QUICK=1): a smoke test")
+    ap.add_argument("--threads", default="1,2,lt-def",
+                    help="thread settings for elementwise and sgemm (default 1,2,lt-def)")
+    ap.add_argument("--overhead-threads", default="lt-def", help="thread settings for §1")
+    ap.add_argument("--sizes", default="64,128,256,512,1024,2048", help="SGEMM sizes")
+    ap.add_argument("--cases", default="", help="comma list restricting the cases of §1/§2")
+    ap.add_argument("--work", default=os.path.join(REPO, "build-bench-compare"),
+                    help="where the LibTorch-side programs and logs go")
+    ap.add_argument("--no-gate", dest="gate", action="store_false",
+                    help="skip the idle-machine gate and re-runs")
+    ap.add_argument("--busy-limit", type=float, default=0.10,
+                    help="cores other processes may use while a program runs")
+    ap.add_argument("--retries", type=int, default=2, help="re-runs of a disturbed program")
+    ap.add_argument("--lock", default="/tmp/ember-build.lock",
+                    help="flock file the repo's builds hold; each measured program holds it too, "
+                    "so builds wait between programs ('' to disable)")
+    ap.add_argument("--idle-wait", type=float, default=60.0, help="max seconds to wait for idle")
+    args = ap.parse_args()
+    global BUSY_LIMIT
+    BUSY_LIMIT = args.busy_limit if args.gate else float("inf")
+    passes = list(range(1, 1 + (args.passes or (1 if args.quick else 2))))
+    only = [w for w in args.only.split(",") if w]
+    for w in only:
+        if w not in WORKLOADS:
+            ap.error(f"unknown workload {w}")
+    threads = [t for t in args.threads.split(",") if t]
+    sizes = [f"n{s}" for s in args.sizes.split(",") if s]
+    case_filter = set(c for c in args.cases.split(",") if c)
+
+    torch_bins = build_torch_side(args.work, only, args.lock)
+    build = os.path.abspath(args.build)
+    default_build = os.path.join(REPO, "build", "release")
+    if build == default_build and not os.path.isdir(build) and os.path.isfile(
+            os.path.join(REPO, "build", "CMakeCache.txt")):
+        build = os.path.join(REPO, "build")  # a single-config tree at build/
+        log(f"[ember] {default_build} does not exist; using {build}")
+    ember = find_ember_programs(build) if os.path.isdir(build) else {}
+    if not ember:
+        log(f"[ember] no Ember compare programs under {build}: Ember columns will read 'not built' "
+            "(build the ember_compare_* targets with -DEMBER_BUILD_BENCHMARKS=ON)")
+    else:
+        log(f"[ember] programs: {', '.join(sorted(ember))} from {build}")
+
+    runner = Runner(args)
+    results = Results()
+    regcheck = {}
+    if "hwlimits" in only:
+        regcheck = hwlimits_register_check(torch_bins["hwlimits"])
+    for p in passes:
+        if "hwlimits" in only:
+            do_hwlimits(runner, results, p, torch_bins["hwlimits"], ["1", "2"])
+        if "overhead" in only:
+            cases = list_cases(torch_bins["overhead_torch"])
+            if case_filter:
+                cases = [c for c in cases if c in case_filter]
+            run_workload_cases(runner, results, p, "overhead", [
+                ("ember", [ember["overhead"]] if "overhead" in ember else None),
+                ("libtorch", [torch_bins["overhead_torch"]])], cases,
+                [t for t in args.overhead_threads.split(",") if t])
+        if "elementwise" in only:
+            cases = list_cases(torch_bins["elementwise_torch"])
+            if case_filter:
+                cases = [c for c in cases if c in case_filter]
+            run_workload_cases(runner, results, p, "elementwise", [
+                ("ember", [ember["elementwise"]] if "elementwise" in ember else None),
+                ("libtorch", [torch_bins["elementwise_torch"]])], cases, threads)
+        if "sgemm" in only:
+            run_workload_cases(runner, results, p, "sgemm", [
+                ("ember", [ember["sgemm"]] if "sgemm" in ember else None),
+                ("torch_mm", [torch_bins["sgemm_torch"]]),
+                ("openblas_cblas", [torch_bins["sgemm_ref"], "openblas_cblas"]),
+                ("onednn_sgemm", [torch_bins["sgemm_ref"], "onednn_sgemm"])], sizes, threads)
+            run_workload_cases(runner, results, p, "sgemm",
+                               [("torch_mm", [torch_bins["sgemm_torch"]])], ["n1024"],
+                               ["a1b1", "a2b1", "a1b2"])
+        if "devx" in only:
+            do_devx(runner, results, p, args.work, torch_bins, build if ember or
+                    find_libember(build) else None, ember)
+
+    mode = "QUICK smoke test, not a measurement" if args.quick else "full protocol"
+    print(f"\n## Ember vs LibTorch 1.13.1 ({mode}; {len(passes)} pass(es); Ember build: {build})")
+    if args.gate:
+        print(f"\n`*` = other processes used more than {args.busy_limit} core while that program "
+              f"ran, even after {args.retries} re-run(s): treat the number as disturbed.")
+    if "hwlimits" in only:
+        report_hwlimits(results, passes, ["1", "2"], regcheck)
+    if "overhead" in only:
+        report_overhead(results, passes, [t for t in args.overhead_threads.split(",") if t])
+    if "elementwise" in only:
+        report_elementwise(results, passes, threads)
+    if "sgemm" in only:
+        report_sgemm(results, passes, threads, sizes)
+    if "devx" in only:
+        report_devx(results, passes)
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    raw_path = os.path.join(args.work, f"results-{stamp}.txt")
+    with open(raw_path, "w") as f:
+        f.write("\n".join(runner.raw) + "\n")
+        for k, v in results.info.items():
+            if k[0] == "devx":
+                f.write(f"DEVX pass={k[1]} {v}\n")
+    log(f"[done] raw lines in {raw_path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+# Third-party libraries, all from Debian 12 packages (tools/install-deps.sh installs them).
+# They are linked privately into libember.so through the interface target ember_deps, so
+# programs that use Ember see only Ember's own headers.
+#   OpenBLAS  (libopenblas-dev)  sgemm/dgemm for mm, bmm, matmul
+#   oneDNN    (libdnnl-dev)      bf16 GEMM; later conv, pooling, norms on the CPU
+#   fmt       (libfmt-dev)       error messages and formatting
+#   Eigen     (libeigen3-dev)    linalg decompositions (header-only)
+#   OpenMP    (libgomp, gcc)     parallel_for
+#   zlib      (zlib1g-dev)       gzip-compressed data sets (Fashion-MNIST IDX files)
+#   SLEEF     (libsleef-dev)     vectorised exp/log/erf/tanh/... for the float32 CPU kernels
+find_package(fmt REQUIRED)
+find_package(Eigen3 REQUIRED NO_MODULE)
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+find_package(ZLIB REQUIRED)
+find_package(dnnl REQUIRED)
+find_path(OPENBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas-pthread openblas
+  PATHS /usr/include/x86_64-linux-gnu /usr/include/aarch64-linux-gnu /usr/include REQUIRED)
+find_library(OPENBLAS_LIBRARY NAMES openblas REQUIRED)
+
+find_path(SLEEF_INCLUDE_DIR sleef.h PATH_SUFFIXES x86_64-linux-gnu aarch64-linux-gnu)
+find_library(SLEEF_LIBRARY NAMES sleef)
+
+add_library(ember_deps INTERFACE)
+if(SLEEF_INCLUDE_DIR AND SLEEF_LIBRARY)
+  target_include_directories(ember_deps SYSTEM INTERFACE ${SLEEF_INCLUDE_DIR})
+  target_link_libraries(ember_deps INTERFACE ${SLEEF_LIBRARY})
+  target_compile_definitions(ember_deps INTERFACE EMBER_HAVE_SLEEF=1)
+else()
+  message(STATUS "Ember: SLEEF not found; transcendental CPU kernels stay scalar")
+endif()
+target_include_directories(ember_deps SYSTEM INTERFACE ${OPENBLAS_INCLUDE_DIR})
+target_link_libraries(ember_deps INTERFACE fmt::fmt Eigen3::Eigen OpenMP::OpenMP_CXX ZLIB::ZLIB
+  DNNL::dnnl ${OPENBLAS_LIBRARY})

@@ -1,0 +1,20 @@
+// The one header users include: tensors, ops and (as they land) autograd, nn, optim and data.
+#pragma once
+
+#include "ember/core/device.h"
+#include "ember/core/error.h"
+#include "ember/core/generator.h"
+#include "ember/core/scalar.h"
+#include "ember/core/scalar_type.h"
+#include "ember/core/tensor.h"
+#include "ember/core/tensor_index.h"
+#include "ember/core/tensor_options.h"
+#include "ember/core/threads.h"
+#include "ember/cuda/cuda.h"
+#include "ember/data/mnist.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/indexing.h"
+#include "ember/ops/linalg.h"
+#include "ember/ops/reduction.h"
+#include "ember/ops/shape.h"

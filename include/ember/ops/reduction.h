@@ -1,0 +1,69 @@
+// Reductions as free functions. An empty dim list reduces over all dims. float16/bfloat16 inputs
+// accumulate in float32; integer sums accumulate in int64 (PyTorch's dtype rules).
+#pragma once
+
+#include <optional>
+#include <tuple>
+
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+EMBER_API Tensor sum(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor sum(const Tensor& self, IntArrayRef dim, bool keepdim = false,
+                     std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor mean(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor mean(const Tensor& self, IntArrayRef dim, bool keepdim = false,
+                      std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor prod(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor prod(const Tensor& self, int64_t dim, bool keepdim = false,
+                      std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor max(const Tensor& self);
+EMBER_API std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim = false);
+EMBER_API Tensor min(const Tensor& self);
+EMBER_API std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim = false);
+EMBER_API Tensor amax(const Tensor& self, IntArrayRef dim = {}, bool keepdim = false);
+EMBER_API Tensor amin(const Tensor& self, IntArrayRef dim = {}, bool keepdim = false);
+EMBER_API Tensor argmax(const Tensor& self, std::optional<int64_t> dim = std::nullopt,
+                        bool keepdim = false);
+EMBER_API Tensor argmin(const Tensor& self, std::optional<int64_t> dim = std::nullopt,
+                        bool keepdim = false);
+/// correction defaults to 1 (Bessel's correction).
+EMBER_API Tensor var(const Tensor& self, std::optional<IntArrayRef> dim = std::nullopt,
+                     std::optional<double> correction = std::nullopt, bool keepdim = false);
+EMBER_API Tensor std(const Tensor& self, std::optional<IntArrayRef> dim = std::nullopt,
+                     std::optional<double> correction = std::nullopt, bool keepdim = false);
+EMBER_API std::tuple<Tensor, Tensor> var_mean(const Tensor& self,
+                                              std::optional<IntArrayRef> dim = std::nullopt,
+                                              std::optional<double> correction = std::nullopt,
+                                              bool keepdim = false);
+EMBER_API std::tuple<Tensor, Tensor> std_mean(const Tensor& self,
+                                              std::optional<IntArrayRef> dim = std::nullopt,
+                                              std::optional<double> correction = std::nullopt,
+                                              bool keepdim = false);
+EMBER_API Tensor norm(const Tensor& self, const Scalar& p = 2);
+EMBER_API Tensor norm(const Tensor& self, const Scalar& p, IntArrayRef dim, bool keepdim = false);
+EMBER_API Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim = false);
+EMBER_API Tensor softmax(const Tensor& self, int64_t dim,
+                         std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor log_softmax(const Tensor& self, int64_t dim,
+                             std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor cumsum(const Tensor& self, int64_t dim,
+                        std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor cumprod(const Tensor& self, int64_t dim,
+                         std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor all(const Tensor& self);
+EMBER_API Tensor all(const Tensor& self, int64_t dim, bool keepdim = false);
+EMBER_API Tensor any(const Tensor& self);
+EMBER_API Tensor any(const Tensor& self, int64_t dim, bool keepdim = false);
+EMBER_API std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim = -1,
+                                          bool largest = true, bool sorted = true);
+EMBER_API std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim = -1,
+                                          bool descending = false);
+EMBER_API Tensor argsort(const Tensor& self, int64_t dim = -1, bool descending = false);
+/// The lower median (PyTorch's convention for even counts).
+EMBER_API Tensor median(const Tensor& self);
+EMBER_API std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim = false);
+EMBER_API Tensor count_nonzero(const Tensor& self, IntArrayRef dim = {});
+
+}  // namespace ember

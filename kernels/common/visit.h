@@ -1,0 +1,43 @@
+// The one dtype switch. visit_dtype(t, f) calls f(TypeTag<T>{}) with T the C++ type of t.
+#pragma once
+
+#include "ember/core/scalar_type.h"
+
+namespace ember {
+
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+
+template <class F>
+decltype(auto) visit_dtype(ScalarType t, F&& f) {
+  switch (t) {
+#define EMBER_VISIT_CASE(ctype, name, short_name) \
+  case ScalarType::name:                          \
+    return f(TypeTag<ctype>{});
+    EMBER_FORALL_SCALAR_TYPES(EMBER_VISIT_CASE)
+#undef EMBER_VISIT_CASE
+    default:
+      return f(TypeTag<float>{});  // unreachable: callers check the dtype first
+  }
+}
+
+template <class T>
+constexpr bool is_float_type_v =
+    std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+template <class T>
+constexpr bool is_int_type_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+/// Mask of the dtypes for which Pred<T>::value holds.
+template <template <class> class Pred>
+constexpr uint32_t dtype_mask_where() {
+  uint32_t m = 0;
+#define EMBER_MASK_ROW(ctype, name, short_name) \
+  if (Pred<ctype>::value) m |= uint32_t(1) << static_cast<int>(ScalarType::name);
+  EMBER_FORALL_SCALAR_TYPES(EMBER_MASK_ROW)
+#undef EMBER_MASK_ROW
+  return m;
+}
+
+}  // namespace ember

@@ -1,0 +1,89 @@
+// The generic CPU elementwise loop. cpu_kernel<Out, In...>(loop, f) writes f(in...) to the output
+// for every element, split over threads above kElementwiseGrain. The dense case is a plain indexed
+// loop the compiler vectorises; everything else walks the coalesced dims with byte strides, with
+// a dense inner loop whenever the innermost dim allows it.
+#pragma once
+
+#include <tuple>
+#include <utility>
+
+#include "kernels/common/elementwise_loop.h"
+#include "kernels/cpu/vec_math.h"
+#include "src/core/parallel.h"
+
+namespace ember::kernels {
+
+template <class Out, class... In, class F, size_t... I>
+EMBER_ALWAYS_INLINE void dense_run(char* const* data, int64_t begin, int64_t end, const F& f,
+                                   std::index_sequence<I...>) {
+  Out* __restrict__ out = reinterpret_cast<Out*>(data[0]) + begin;
+  const int64_t n = end - begin;
+  if constexpr (sizeof...(In) == 1 && std::is_same_v<Out, float> &&
+                (std::is_same_v<In, float> && ...) && VecMath<F>::value) {
+    vec_unary_f32(reinterpret_cast<const float*>(data[1]) + begin, out, n, f);
+    return;
+  }
+  auto ins = std::make_tuple((reinterpret_cast<const In*>(data[I + 1]) + begin)...);
+  for (int64_t i = 0; i < n; ++i) out[i] = f(std::get<I>(ins)[i]...);
+}
+
+template <class Out, class... In, class F, size_t... I>
+EMBER_ALWAYS_INLINE void strided_run(char** ptrs, const int64_t* inner_strides, int64_t n,
+                                     const F& f, std::index_sequence<I...>) {
+  bool dense =
+      inner_strides[0] == sizeof(Out) && ((inner_strides[I + 1] == sizeof(In)) && ... && true);
+  if (dense) {
+    dense_run<Out, In...>(ptrs, 0, n, f, std::index_sequence<I...>{});
+    return;
+  }
+  char* o = ptrs[0];
+  const int64_t so = inner_strides[0];
+  for (int64_t i = 0; i < n; ++i) {
+    *reinterpret_cast<Out*>(o + i * so) =
+        f(*reinterpret_cast<const In*>(ptrs[I + 1] + i * inner_strides[I + 1])...);
+  }
+}
+
+template <class Out, class... In, class F>
+void cpu_kernel(const ElementwiseLoop& L, const F& f) {
+  constexpr int kN = 1 + sizeof...(In);
+  using Seq = std::index_sequence_for<In...>;
+  parallel_for(0, L.numel, kElementwiseGrain, [&](int64_t begin, int64_t end) {
+    if (L.contiguous) {
+      dense_run<Out, In...>(L.data, begin, end, f, Seq{});
+      return;
+    }
+    // Position of `begin` in the iteration space, innermost dim first.
+    int64_t idx[kMaxLoopDims];
+    char* ptrs[kN];
+    for (int k = 0; k < kN; ++k) ptrs[k] = L.data[k];
+    int64_t rem = begin;
+    for (int d = 0; d < L.ndim; ++d) {
+      idx[d] = rem % L.sizes[d];
+      rem /= L.sizes[d];
+      for (int k = 0; k < kN; ++k) ptrs[k] += idx[d] * L.strides[k][d];
+    }
+    int64_t inner_strides[kN];
+    for (int k = 0; k < kN; ++k) inner_strides[k] = L.ndim ? L.strides[k][0] : 0;
+    int64_t left = end - begin;
+    while (left > 0) {
+      int64_t n = L.ndim ? std::min(L.sizes[0] - idx[0], left) : left;
+      strided_run<Out, In...>(ptrs, inner_strides, n, f, Seq{});
+      left -= n;
+      if (left == 0 || L.ndim == 0) break;
+      // Advance to the start of the next inner row, carrying into outer dims.
+      for (int k = 0; k < kN; ++k) ptrs[k] -= idx[0] * L.strides[k][0];
+      idx[0] = 0;
+      int d = 1;
+      for (; d < L.ndim; ++d) {
+        ++idx[d];
+        for (int k = 0; k < kN; ++k) ptrs[k] += L.strides[k][d];
+        if (idx[d] < L.sizes[d]) break;
+        for (int k = 0; k < kN; ++k) ptrs[k] -= idx[d] * L.strides[k][d];
+        idx[d] = 0;
+      }
+    }
+  });
+}
+
+}  // namespace ember::kernels

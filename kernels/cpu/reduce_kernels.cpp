@@ -1,0 +1,119 @@
+// CPU reduction kernels: one entry per kernel row (sum, prod, amax, amin, argmax, argmin, var,
+// norm, all, any), each a dtype switch around the generic loop of reduce_loops.h. The along-a-dim
+// kernels (softmax, scans, sort, topk, median) live in reduce_dim_kernels.cpp.
+#include "kernels/cpu/reduce_loops.h"
+#include "src/dispatch/dispatch.h"
+
+namespace ember {
+
+void register_cpu_reduce_dim_kernels();
+
+namespace {
+using namespace kernels;
+
+// Output dtype: the accumulator's (int64 for integer/bool input, float32 for 16-bit floats, used
+// by mean) or the input's own (floats). The op layer asks only for these two.
+template <template <class, class> class Op>
+void sum_like(const ReduceLoop& L) {
+  visit_dtype(L.in_dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = sum_acc_t<T>;
+    if (L.out_dtype[0] == scalar_type_of<A>()) {
+      reduce_cpu<T>(L, Op<T, A>{});
+    } else if constexpr (!std::is_same_v<A, T> && is_float_type_v<T>) {
+      reduce_cpu<T>(L, Op<T, T>{});
+    }
+  });
+}
+
+template <bool kMax>
+void minmax_kernel(const ReduceLoop& L) {
+  visit_dtype(L.in_dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    reduce_cpu<T>(L, MinMaxReduce<T, kMax>{});
+  });
+}
+
+template <bool kMax>
+void arg_kernel(const ReduceLoop& L) {
+  visit_dtype(L.in_dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    reduce_cpu<T>(L, ArgReduce<T, kMax>{});
+  });
+}
+
+template <bool kAll>
+void logical_kernel(const ReduceLoop& L) {
+  visit_dtype(L.in_dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, uint8_t>) {
+      if (L.out_dtype[0] == ScalarType::Byte) {
+        reduce_cpu<T>(L, LogicalReduce<T, uint8_t, kAll>{});
+        return;
+      }
+    }
+    reduce_cpu<T>(L, LogicalReduce<T, bool, kAll>{});
+  });
+}
+
+void var_kernel(const ReduceLoop& L) {
+  visit_dtype(L.in_dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_float_type_v<T>) {
+      MomentsReduce<T> op;
+      op.correction = L.scalars.s[0];
+      op.take_sqrt = L.scalars.s[1] != 0;
+      reduce_cpu<T>(L, op);
+    }
+  });
+}
+
+// p = s[0]: 2, 1, inf, -inf and 0 have their own loops; any other p goes through pow.
+void norm_kernel(const ReduceLoop& L) {
+  visit_dtype(L.in_dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_float_type_v<T>) {
+      const double p = L.scalars.s[0];
+      if (p == 2) {
+        reduce_cpu<T>(L, NormReduce<T, NormKind::Two>{});
+      } else if (p == 1) {
+        reduce_cpu<T>(L, NormReduce<T, NormKind::One>{});
+      } else if (p == 0) {
+        reduce_cpu<T>(L, NormReduce<T, NormKind::Zero>{});
+      } else if (std::isinf(p)) {
+        if (p > 0) reduce_cpu<T>(L, NormReduce<T, NormKind::Inf>{});
+        else reduce_cpu<T>(L, NormReduce<T, NormKind::NegInf>{});
+      } else {
+        NormReduce<T, NormKind::General> op;
+        op.p = static_cast<opmath_t<T>>(p);
+        reduce_cpu<T>(L, op);
+      }
+    }
+  });
+}
+
+template <class T>
+struct IsFloatT : std::bool_constant<is_float_type_v<T>> {};
+
+void reg(OpId op, void (*fn)(const ReduceLoop&), DtypeMask dtypes) {
+  register_kernel(op, kCPU, reinterpret_cast<void*>(fn), dtypes);
+}
+}  // namespace
+
+void register_cpu_reduce_kernels() {
+  constexpr DtypeMask kFloats = dtype_mask_where<IsFloatT>();
+  reg(OpId::sum, &sum_like<SumReduce>, kAllDtypes);
+  reg(OpId::prod, &sum_like<ProdReduce>, kAllDtypes);
+  reg(OpId::amax, &minmax_kernel<true>, kAllDtypes);
+  reg(OpId::amin, &minmax_kernel<false>, kAllDtypes);
+  // bool is accepted for max/min with a dim; the argmax op itself rejects bool as PyTorch does.
+  reg(OpId::argmax, &arg_kernel<true>, kAllDtypes);
+  reg(OpId::argmin, &arg_kernel<false>, kAllDtypes);
+  reg(OpId::all, &logical_kernel<true>, kAllDtypes);
+  reg(OpId::any, &logical_kernel<false>, kAllDtypes);
+  reg(OpId::var, &var_kernel, kFloats);
+  reg(OpId::norm, &norm_kernel, kFloats);
+  register_cpu_reduce_dim_kernels();
+}
+
+}  // namespace ember

@@ -1,0 +1,12 @@
+// ember::cuda queries for builds without CUDA: no devices. The CUDA build defines these in
+// kernels/cuda/device.cpp instead.
+#ifndef EMBER_WITH_CUDA
+#include "ember/cuda/cuda.h"
+
+namespace ember::cuda {
+bool is_available() { return false; }
+int64_t device_count() { return 0; }
+void synchronize() {}
+void manual_seed_all(uint64_t) {}
+}  // namespace ember::cuda
+#endif

@@ -1,0 +1,94 @@
+#include "ember/data/mnist.h"
+
+#include <zlib.h>
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "ember/ops/factory.h"
+#include "src/core/check.h"
+
+namespace ember::data {
+
+namespace {
+// gzread reads plain files too, so one path covers both forms.
+struct GzFile {
+  gzFile f;
+  explicit GzFile(const std::string& path) : f(gzopen(path.c_str(), "rb")) {}
+  ~GzFile() {
+    if (f) gzclose(f);
+  }
+};
+
+bool read_exact(gzFile f, void* dst, size_t n) {
+  char* p = static_cast<char*>(dst);
+  while (n > 0) {
+    unsigned chunk = static_cast<unsigned>(std::min<size_t>(n, 1u << 30));
+    int got = gzread(f, p, chunk);
+    if (got <= 0) return false;
+    p += got;
+    n -= static_cast<size_t>(got);
+  }
+  return true;
+}
+
+uint32_t big_endian(const unsigned char* b) {
+  return (uint32_t(b[0]) << 24) | (uint32_t(b[1]) << 16) | (uint32_t(b[2]) << 8) | uint32_t(b[3]);
+}
+
+std::string existing(const std::string& root, const std::string& name) {
+  for (const std::string& candidate : {root + "/" + name + ".gz", root + "/" + name}) {
+    if (FILE* f = std::fopen(candidate.c_str(), "rb")) {
+      std::fclose(f);
+      return candidate;
+    }
+  }
+  EMBER_FAIL(
+      "MNIST: neither {0}/{1}.gz nor {0}/{1} exists. Hint: for Fashion-MNIST install the "
+      "Debian package dataset-fashion-mnist (root /usr/share/datasets/fashion-mnist)",
+      root, name);
+}
+}  // namespace
+
+Tensor read_idx(const std::string& path) {
+  GzFile file(path);
+  EMBER_CHECK(file.f != nullptr, "read_idx: cannot open '{}'", path);
+  unsigned char header[4];
+  EMBER_CHECK(read_exact(file.f, header, 4), "read_idx: '{}' is empty or truncated", path);
+  EMBER_CHECK(
+      header[0] == 0 && header[1] == 0 && header[2] == 0x08,
+      "read_idx: '{}' is not an IDX file of unsigned bytes (magic {:02x}{:02x}{:02x}{:02x})", path,
+      header[0], header[1], header[2], header[3]);
+  int ndim = header[3];
+  EMBER_CHECK(ndim >= 1 && ndim <= 4, "read_idx: '{}' has {} dims; expected 1 to 4", path, ndim);
+  std::vector<int64_t> sizes(ndim);
+  int64_t numel = 1;
+  for (int i = 0; i < ndim; ++i) {
+    unsigned char b[4];
+    EMBER_CHECK(read_exact(file.f, b, 4), "read_idx: '{}' header is truncated", path);
+    sizes[i] = big_endian(b);
+    numel *= sizes[i];
+  }
+  Tensor out = empty(sizes, TensorOptions().dtype(kByte));
+  EMBER_CHECK(read_exact(file.f, out.data_ptr<uint8_t>(), static_cast<size_t>(numel)),
+              "read_idx: '{}' is truncated: expected {} data bytes for sizes {}", path, numel,
+              IntArrayRef(sizes));
+  return out;
+}
+
+namespace datasets {
+
+MNIST::MNIST(const std::string& root, Mode mode) : is_train_(mode == Mode::kTrain) {
+  std::string prefix = is_train_ ? "train" : "t10k";
+  Tensor images = read_idx(existing(root, prefix + "-images-idx3-ubyte"));
+  Tensor labels = read_idx(existing(root, prefix + "-labels-idx1-ubyte"));
+  EMBER_CHECK(images.dim() == 3 && labels.dim() == 1 && images.size(0) == labels.size(0),
+              "MNIST: images {} and labels {} in '{}' do not match", images.sizes(), labels.sizes(),
+              root);
+  images_ = images.to(kFloat).div_(255.0).view({images.size(0), 1, images.size(1), images.size(2)});
+  targets_ = labels.to(kLong);
+}
+
+}  // namespace datasets
+}  // namespace ember::data

@@ -1,0 +1,428 @@
+// Tensor factories.
+#include "ember/ops/factory.h"
+
+#include <cmath>
+#include <functional>
+
+#include "ember/ops/elementwise.h"
+#include "kernels/common/unary_functors.h"
+#include "kernels/common/visit.h"
+#include "src/autograd/autograd_meta.h"
+#include "src/ops/op_common.h"
+
+namespace ember {
+
+namespace {
+void check_sizes(IntArrayRef size, const char* op) {
+  for (int64_t s : size)
+    EMBER_CHECK_VALUE(s >= 0, "{}: trying to create tensor with negative dimension {}: {}", op, s,
+                      size);
+}
+Tensor finish_options(Tensor t, const TensorOptions& options) {
+  if (options.requires_grad()) t.requires_grad_(true);
+  return t;
+}
+}  // namespace
+
+Tensor empty(IntArrayRef size, const TensorOptions& options) {
+  check_sizes(size, "empty");
+  int64_t n = 1;
+  for (int64_t s : size) n *= s;
+  ScalarType t = options.dtype();
+  auto storage = make_storage(static_cast<size_t>(n * element_size(t)), options.device());
+  Tensor out(make_intrusive<TensorImpl>(std::move(storage), t, size));
+  if (EMBER_UNLIKELY(options.requires_grad())) out.requires_grad_(true);
+  return out;
+}
+
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& options) {
+  check_sizes(size, "empty_strided");
+  EMBER_CHECK(size.size() == stride.size(),
+              "empty_strided: size {} and stride {} must have the same length", size, stride);
+  int64_t extent = 1;
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (size[i] == 0) {
+      extent = 0;
+      break;
+    }
+    extent += (size[i] - 1) * stride[i];
+  }
+  ScalarType t = options.dtype();
+  auto storage = make_storage(static_cast<size_t>(extent * element_size(t)), options.device());
+  return finish_options(Tensor(make_intrusive<TensorImpl>(std::move(storage), t, size, stride, 0)),
+                        options);
+}
+
+Tensor zeros(IntArrayRef size, const TensorOptions& options) {
+  Tensor t = empty(size, options.requires_grad(false));
+  t.zero_();
+  return finish_options(t, options);
+}
+Tensor ones(IntArrayRef size, const TensorOptions& options) {
+  Tensor t = empty(size, options.requires_grad(false));  // default dtype, unlike full(size, 1)
+  t.fill_(1);
+  return finish_options(t, options);
+}
+Tensor full(IntArrayRef size, const Scalar& fill_value, const TensorOptions& options) {
+  TensorOptions o = options.requires_grad(false);
+  if (!options.has_dtype()) {
+    // ATen infers the dtype from the fill value: bool -> bool, int -> int64, float -> default.
+    o = o.dtype(fill_value.isFloatingPoint() ? get_default_dtype() : fill_value.type());
+  }
+  Tensor t = empty(size, o);
+  t.fill_(fill_value);
+  return finish_options(t, options);
+}
+
+namespace {
+// Fills a new host tensor of `dtype` with value_at(i) (double) for i in [0, n), then moves it to
+// the requested device. Factories are not hot paths; clarity wins here.
+template <class F>
+Tensor host_values(int64_t n, ScalarType dtype, F value_at) {
+  Tensor host = empty({n}, TensorOptions().dtype(dtype));
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* data = static_cast<T*>(host.data_ptr());
+    for (int64_t i = 0; i < n; ++i) data[i] = kernels::CastTo<T>{}(value_at(i));
+  });
+  return host;
+}
+Tensor place(Tensor host, const TensorOptions& options) {
+  Tensor t = options.device().is_cpu() ? host : host.to(options.device());
+  return finish_options(t, options);
+}
+}  // namespace
+
+Tensor arange(const Scalar& end, const TensorOptions& options) {
+  return arange(0, end, 1, options);
+}
+Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& options) {
+  return arange(start, end, 1, options);
+}
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
+              const TensorOptions& options) {
+  bool any_float = start.isFloatingPoint() || end.isFloatingPoint() || step.isFloatingPoint();
+  ScalarType t = options.has_dtype() ? options.dtype() : (any_float ? get_default_dtype() : kLong);
+  double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
+  EMBER_CHECK_VALUE(st != 0, "arange: step must be nonzero");
+  EMBER_CHECK_VALUE((st > 0 && e >= s) || (st < 0 && e <= s),
+                    "arange: upper bound and larger bound inconsistent with step sign (start={}, "
+                    "end={}, step={})",
+                    start, end, step);
+  int64_t n = any_float
+                  ? static_cast<int64_t>(std::ceil((e - s) / st))
+                  : (end.toLong() - start.toLong() + step.toLong() - (step.toLong() > 0 ? 1 : -1)) /
+                        step.toLong();
+  if (n < 0) n = 0;
+  Tensor host;
+  if (!any_float && is_integral(t, false)) {
+    int64_t s0 = start.toLong(), st0 = step.toLong();
+    host = host_values(n, kLong, [&](int64_t i) { return s0 + i * st0; }).to(t);
+  } else {
+    host = host_values(n, t, [&](int64_t i) { return s + static_cast<double>(i) * st; });
+  }
+  return place(host, options.dtype(t));
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps,
+                const TensorOptions& options) {
+  EMBER_CHECK_VALUE(steps >= 0, "linspace: number of steps must be non-negative, got {}", steps);
+  ScalarType t = options.dtype();
+  double s = start.toDouble(), e = end.toDouble();
+  double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
+  // Fill from both ends so the last value is exactly `end`, as PyTorch does.
+  int64_t half = steps / 2;
+  Tensor host = host_values(steps, t, [&](int64_t i) {
+    return i < half ? s + step * static_cast<double>(i)
+                    : e - step * static_cast<double>(steps - 1 - i);
+  });
+  return place(host, options.dtype(t));
+}
+
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base,
+                const TensorOptions& options) {
+  ScalarType t = options.dtype();
+  double s = start.toDouble(), e = end.toDouble();
+  double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
+  int64_t half = steps / 2;
+  Tensor host = host_values(steps, t, [&](int64_t i) {
+    double x = i < half ? s + step * static_cast<double>(i)
+                        : e - step * static_cast<double>(steps - 1 - i);
+    return std::pow(base, x);
+  });
+  return place(host, options.dtype(t));
+}
+
+Tensor eye(int64_t n, const TensorOptions& options) { return eye(n, n, options); }
+Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
+  EMBER_CHECK_VALUE(n >= 0 && m >= 0, "eye: n and m must be non-negative, got n={} m={}", n, m);
+  ScalarType t = options.dtype();
+  Tensor host = host_values(n * m, t, [&](int64_t i) { return (i / m == i % m) ? 1.0 : 0.0; });
+  return place(host.view({n, m}), options.dtype(t));
+}
+
+// ---- Random ----
+
+namespace {
+template <class F>
+Tensor random_values(IntArrayRef size, const TensorOptions& options, Generator& gen, F draw) {
+  check_sizes(size, "random");
+  int64_t n = 1;
+  for (int64_t s : size) n *= s;
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  Tensor host = host_values(n, options.dtype(), [&](int64_t) { return draw(); });
+  return place(host.view(size), options);
+}
+void check_float_factory(const TensorOptions& o, const char* op) {
+  EMBER_CHECK_TYPE(is_floating_point(o.dtype()), "{}: expected a floating point dtype, got {}", op,
+                   o.dtype());
+}
+}  // namespace
+
+Tensor rand(IntArrayRef size, const TensorOptions& options) {
+  return rand(size, default_generator(), options);
+}
+Tensor rand(IntArrayRef size, Generator& gen, const TensorOptions& options) {
+  check_float_factory(options, "rand");
+  bool single = options.dtype() != kDouble;
+  return random_values(size, options, gen, [&] {
+    return single ? static_cast<double>(gen.next_float()) : gen.next_double();
+  });
+}
+Tensor randn(IntArrayRef size, const TensorOptions& options) {
+  return randn(size, default_generator(), options);
+}
+Tensor randn(IntArrayRef size, Generator& gen, const TensorOptions& options) {
+  check_float_factory(options, "randn");
+  return random_values(size, options, gen, [&] { return gen.next_normal(); });
+}
+Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& options) {
+  return randint(0, high, size, options);
+}
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, const TensorOptions& options) {
+  EMBER_CHECK_VALUE(low < high,
+                    "randint: random_ expects 'from' to be less than 'to', but got from={} >= "
+                    "to={}",
+                    low, high);
+  TensorOptions o = options.has_dtype() ? options : options.dtype(kLong);
+  Generator& gen = default_generator();
+  uint64_t range = static_cast<uint64_t>(high - low);
+  return random_values(size, o, gen, [&] {
+    return static_cast<double>(low + static_cast<int64_t>(gen.next() % range));
+  });
+}
+Tensor randperm(int64_t n, const TensorOptions& options) {
+  return randperm(n, default_generator(), options);
+}
+Tensor randperm(int64_t n, Generator& gen, const TensorOptions& options) {
+  EMBER_CHECK_VALUE(n >= 0, "randperm: n must be non-negative, got {}", n);
+  std::vector<int64_t> perm(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) perm[i] = i;
+  {
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    for (int64_t i = n - 1; i > 0; --i) {
+      int64_t j = static_cast<int64_t>(gen.next() % static_cast<uint64_t>(i + 1));
+      std::swap(perm[i], perm[j]);
+    }
+  }
+  Tensor host = empty({n}, TensorOptions().dtype(kLong));
+  std::copy(perm.begin(), perm.end(), host.data_ptr<int64_t>());
+  TensorOptions o = options.has_dtype() ? options : options.dtype(kLong);
+  return place(cast_to(host, o.dtype()), o);
+}
+
+Tensor empty_like(const Tensor& self, const TensorOptions& options) {
+  return empty(self.sizes(), options.merge_in(self.options()));
+}
+Tensor zeros_like(const Tensor& self, const TensorOptions& options) {
+  return zeros(self.sizes(), options.merge_in(self.options()));
+}
+Tensor ones_like(const Tensor& self, const TensorOptions& options) {
+  return ones(self.sizes(), options.merge_in(self.options()));
+}
+Tensor full_like(const Tensor& self, const Scalar& v, const TensorOptions& options) {
+  return full(self.sizes(), v, options.merge_in(self.options()));
+}
+Tensor rand_like(const Tensor& self, const TensorOptions& options) {
+  return rand(self.sizes(), options.merge_in(self.options()));
+}
+Tensor randn_like(const Tensor& self, const TensorOptions& options) {
+  return randn(self.sizes(), options.merge_in(self.options()));
+}
+Tensor randint_like(const Tensor& self, int64_t low, int64_t high, const TensorOptions& options) {
+  return randint(low, high, self.sizes(), options.merge_in(self.options()));
+}
+
+// ---- In-place random fills ----
+
+namespace {
+template <class F>
+const Tensor& fill_random(const Tensor& self, Generator& gen, F draw, const char* op) {
+  check_defined(self, op);
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  Tensor host = host_values(self.numel(), self.dtype(), [&](int64_t) { return draw(); });
+  self.copy_(host.view(self.sizes()));
+  return self;
+}
+}  // namespace
+
+const Tensor& uniform_(const Tensor& self, double from, double to, Generator& gen) {
+  EMBER_CHECK_VALUE(from <= to,
+                    "uniform_: expects to return a [from, to) range, but found "
+                    "from={} > to={}",
+                    from, to);
+  bool single = self.defined() && self.dtype() != kDouble;
+  return fill_random(
+      self, gen,
+      [&] {
+        double u = single ? static_cast<double>(gen.next_float()) : gen.next_double();
+        return from + (to - from) * u;
+      },
+      "uniform_");
+}
+const Tensor& normal_(const Tensor& self, double mean, double std, Generator& gen) {
+  EMBER_CHECK_VALUE(std >= 0, "normal_: expects std >= 0.0, but found std {}", std);
+  return fill_random(
+      self, gen, [&] { return mean + std * gen.next_normal(); }, "normal_");
+}
+const Tensor& bernoulli_(const Tensor& self, double p, Generator& gen) {
+  EMBER_CHECK_VALUE(p >= 0 && p <= 1, "bernoulli_: expects p to be in [0, 1], but got p={}", p);
+  return fill_random(
+      self, gen, [&] { return gen.next_double() < p ? 1.0 : 0.0; }, "bernoulli_");
+}
+Tensor bernoulli(const Tensor& self) {
+  check_defined(self, "bernoulli");
+  Tensor probs = self.to(Device(kCPU), kDouble).contiguous();
+  Generator& gen = default_generator();
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  const double* p = probs.data_ptr<double>();
+  Tensor host = host_values(self.numel(), self.dtype(),
+                            [&](int64_t i) { return gen.next_double() < p[i] ? 1.0 : 0.0; });
+  return host.view(self.sizes()).to(self.device());
+}
+
+const Tensor& Tensor::uniform_(double from, double to) const {
+  return ember::uniform_(*this, from, to, default_generator());
+}
+const Tensor& Tensor::normal_(double mean, double std) const {
+  return ember::normal_(*this, mean, std, default_generator());
+}
+const Tensor& Tensor::bernoulli_(double p) const {
+  return ember::bernoulli_(*this, p, default_generator());
+}
+const Tensor& Tensor::random_(int64_t from, int64_t to) const {
+  EMBER_CHECK_VALUE(from < to,
+                    "random_: expects 'from' to be less than 'to', but got from={} >= "
+                    "to={}",
+                    from, to);
+  Generator& gen = default_generator();
+  uint64_t range = static_cast<uint64_t>(to - from);
+  return fill_random(
+      *this, gen,
+      [&] { return static_cast<double>(from + static_cast<int64_t>(gen.next() % range)); },
+      "random_");
+}
+
+// ---- from_blob ----
+
+namespace {
+void no_delete(void*, void*) {}
+void call_deleter(void* ptr, void* ctx) {
+  auto* d = static_cast<std::function<void(void*)>*>(ctx);
+  (*d)(ptr);
+  delete d;
+}
+Tensor wrap_blob(void* data, IntArrayRef sizes, IntArrayRef strides, DataPtr dp,
+                 const TensorOptions& options) {
+  check_sizes(sizes, "from_blob");
+  int64_t extent = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) {
+      extent = 0;
+      break;
+    }
+    extent += (sizes[i] - 1) * strides[i];
+  }
+  size_t nbytes = static_cast<size_t>(extent * element_size(options.dtype()));
+  auto storage = make_intrusive<StorageImpl>(nbytes, dp, options.device());
+  (void)data;
+  return finish_options(
+      Tensor(make_intrusive<TensorImpl>(std::move(storage), options.dtype(), sizes, strides, 0)),
+      options);
+}
+}  // namespace
+
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options) {
+  return wrap_blob(data, sizes, contiguous_strides(sizes), DataPtr{data, nullptr, &no_delete},
+                   options);
+}
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options) {
+  EMBER_CHECK(sizes.size() == strides.size(),
+              "from_blob: sizes {} and strides {} must have the same length", sizes, strides);
+  return wrap_blob(data, sizes, strides, DataPtr{data, nullptr, &no_delete}, options);
+}
+Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> deleter,
+                 const TensorOptions& options) {
+  auto* ctx = new std::function<void(void*)>(std::move(deleter));
+  return wrap_blob(data, sizes, contiguous_strides(sizes), DataPtr{data, ctx, &call_deleter},
+                   options);
+}
+
+// ---- tensor({...}) ----
+
+TensorDataContainer::TensorDataContainer(bool v)
+    : values_{v ? 1.0 : 0.0}, ints_{v}, scalar_type_(kBool), is_scalar_(true) {}
+TensorDataContainer::TensorDataContainer(int v) : TensorDataContainer(int64_t(v)) {}
+TensorDataContainer::TensorDataContainer(long long v) : TensorDataContainer(int64_t(v)) {}
+TensorDataContainer::TensorDataContainer(int64_t v)
+    : values_{static_cast<double>(v)}, ints_{v}, scalar_type_(kLong), is_scalar_(true) {}
+TensorDataContainer::TensorDataContainer(float v) : TensorDataContainer(double(v)) {}
+TensorDataContainer::TensorDataContainer(double v)
+    : values_{v},
+      ints_{static_cast<int64_t>(v)},
+      scalar_type_(get_default_dtype()),
+      is_scalar_(true) {}
+
+TensorDataContainer::TensorDataContainer(std::initializer_list<TensorDataContainer> list) {
+  sizes_ = {static_cast<int64_t>(list.size())};
+  if (list.size() == 0) {
+    scalar_type_ = get_default_dtype();
+    return;
+  }
+  const TensorDataContainer& first = *list.begin();
+  scalar_type_ = first.scalar_type_;
+  for (const auto& item : list) {
+    EMBER_CHECK_VALUE(item.sizes_ == first.sizes_,
+                      "tensor: expected all sub-lists to have sizes {} but got {}. Hint: nested "
+                      "lists must be rectangular",
+                      IntArrayRef(first.sizes_), IntArrayRef(item.sizes_));
+    // Mixed kinds promote by category: bool < int < float, as torch.tensor does.
+    if (is_floating_point(item.scalar_type_) ||
+        (item.scalar_type_ == kLong && scalar_type_ == kBool))
+      scalar_type_ = item.scalar_type_;
+    values_.insert(values_.end(), item.values_.begin(), item.values_.end());
+    ints_.insert(ints_.end(), item.ints_.begin(), item.ints_.end());
+  }
+  sizes_.insert(sizes_.end(), first.sizes_.begin(), first.sizes_.end());
+}
+
+Tensor TensorDataContainer::to_tensor(const TensorOptions& options) const {
+  ScalarType t = options.has_dtype() ? options.dtype() : scalar_type_;
+  int64_t n = static_cast<int64_t>(values_.size());
+  Tensor host;
+  if (is_integral(t, true) && !is_floating_point(scalar_type_) && ints_.size() == values_.size()) {
+    host = empty({n}, TensorOptions().dtype(kLong));
+    std::copy(ints_.begin(), ints_.end(), host.data_ptr<int64_t>());
+    host = cast_to(host, t);
+  } else {
+    host = host_values(n, t, [&](int64_t i) { return values_[i]; });
+  }
+  host = host.view(IntArrayRef(sizes_));
+  return place(host, options.dtype(t));
+}
+
+Tensor tensor(const TensorDataContainer& data, const TensorOptions& options) {
+  return data.to_tensor(options);
+}
+
+}  // namespace ember

@@ -1,0 +1,60 @@
+// Helpers every op family shares: dim wrapping, broadcasting, type promotion, output handling and
+// the call into an elementwise kernel. Private to the library.
+#pragma once
+
+#include <initializer_list>
+#include <optional>
+
+#include "ember/core/tensor.h"
+#include "kernels/common/elementwise_loop.h"
+#include "src/core/check.h"
+#include "src/dispatch/dispatch.h"
+
+namespace ember {
+
+/// Maps a possibly negative dim into [0, ndim); IndexError naming the op when out of range.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+
+/// The broadcast shape of a and b; Error naming the op and both shapes when incompatible.
+DimVector broadcast_shape(IntArrayRef a, IntArrayRef b, const char* op);
+
+/// PyTorch's result_type over tensors and wrapped scalars (dimensioned tensors first, then
+/// 0-dim tensors, then scalars, each class only raising the category). Null entries are skipped.
+ScalarType result_type_of(std::initializer_list<const Tensor*> tensors,
+                          std::initializer_list<const Scalar*> scalars);
+
+/// Whether a value of dtype `from` may be written into a tensor of dtype `to` by an in-place or
+/// out= op (no float -> integer, no non-bool -> bool).
+bool can_cast(ScalarType from, ScalarType to);
+
+/// A tensor of `dtype` with the same values (self when it already has that dtype).
+Tensor cast_to(const Tensor& self, ScalarType dtype);
+
+/// A 0-dim tensor holding `s` as `dtype` on `device`.
+Tensor scalar_to_tensor(const Scalar& s, ScalarType dtype, Device device);
+
+/// Checks that a tensor handle is defined, naming the op and the argument.
+void check_defined(const Tensor& t, const char* op, const char* arg = "self");
+
+/// Checks that all defined tensors share one device.
+void check_same_device(std::initializer_list<const Tensor*> tensors, const char* op);
+
+/// Builds the coalesced loop for `out` and `inputs` (each broadcastable to out's shape).
+ElementwiseLoop make_elementwise_loop(const Tensor& out,
+                                      std::initializer_list<const Tensor*> inputs,
+                                      const OpScalars& scalars, ScalarType compute_dtype);
+
+/// Runs elementwise kernel `op` over out and inputs (inputs already in `compute_dtype`).
+void run_elementwise(OpId op, const Tensor& out, std::initializer_list<const Tensor*> inputs,
+                     ScalarType compute_dtype, const OpScalars& scalars = {});
+
+/// Makes `out` hold `sizes` (reallocating when its element count differs), as out= ops do.
+void resize_output(const Tensor& out, IntArrayRef sizes, const char* op);
+
+/// Writes `result` into `out` (resizing and casting), for out= forms; checks can_cast.
+const Tensor& assign_out(const Tensor& out, const Tensor& result, const char* op);
+
+/// Records a write into `t` for autograd's saved-tensor checks.
+inline void bump_version(const Tensor& t) { t.unsafeGetTensorImpl()->bump_version(); }
+
+}  // namespace ember

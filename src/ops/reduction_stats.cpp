@@ -1,0 +1,122 @@
+// Statistics over dims: var, std, var_mean, std_mean, norm, logsumexp, and their Tensor methods.
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/reduction.h"
+#include "ember/ops/shape.h"
+#include "src/ops/reduction_common.h"
+
+namespace ember {
+
+namespace {
+// One kernel for all four: moments accumulated in float64 (two passes per block), written as the
+// input dtype; the mean as a second output for *_mean.
+std::tuple<Tensor, Tensor> moments(const char* name, const Tensor& self,
+                                   std::optional<IntArrayRef> dim,
+                                   std::optional<double> correction, bool keepdim, bool take_sqrt,
+                                   bool with_mean) {
+  check_defined(self, name);
+  EMBER_CHECK_TYPE(is_floating_point(self.dtype()),
+                   "{}: only floating point dtypes are supported, got {}. Hint: convert with "
+                   ".to(ember::kFloat)",
+                   name, self.dtype());
+  const DimMask mask = dim ? make_dim_mask(*dim, self.dim(), name) : all_dims_mask(self.dim());
+  OpScalars s;
+  s.s[0] = correction.value_or(1.0);
+  s.s[1] = take_sqrt ? 1.0 : 0.0;
+  DimVector shape = reduced_shape(self.sizes(), mask, keepdim);
+  Tensor out = empty(shape, self.options());
+  Tensor mean = with_mean ? empty(shape, self.options()) : Tensor();
+  run_reduction(OpId::var, self, mask, keepdim, out, &mean, s);
+  return {out, mean};
+}
+
+Tensor norm_over(const Tensor& self, const Scalar& p, DimMask mask, bool keepdim) {
+  check_defined(self, "norm");
+  EMBER_CHECK_TYPE(is_floating_point(self.dtype()),
+                   "norm: input dtype should be floating point, got {}. Hint: convert with "
+                   ".to(ember::kFloat)",
+                   self.dtype());
+  // PyTorch gives 0 for an empty reduction whatever p is (even -inf, whose identity is +inf).
+  if (reduced_numel(self.sizes(), mask) == 0)
+    return zeros(reduced_shape(self.sizes(), mask, keepdim), self.options());
+  OpScalars s;
+  s.s[0] = p.toDouble();
+  return reduce_into_new(OpId::norm, self, mask, keepdim, self.dtype(), s);
+}
+}  // namespace
+
+Tensor var(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<double> correction,
+           bool keepdim) {
+  return std::get<0>(moments("var", self, dim, correction, keepdim, false, false));
+}
+Tensor std(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<double> correction,
+           bool keepdim) {
+  return std::get<0>(moments("std", self, dim, correction, keepdim, true, false));
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, std::optional<IntArrayRef> dim,
+                                    std::optional<double> correction, bool keepdim) {
+  return moments("var_mean", self, dim, correction, keepdim, false, true);
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, std::optional<IntArrayRef> dim,
+                                    std::optional<double> correction, bool keepdim) {
+  return moments("std_mean", self, dim, correction, keepdim, true, true);
+}
+
+Tensor norm(const Tensor& self, const Scalar& p) {
+  check_defined(self, "norm");
+  return norm_over(self, p, all_dims_mask(self.dim()), false);
+}
+Tensor norm(const Tensor& self, const Scalar& p, IntArrayRef dim, bool keepdim) {
+  check_defined(self, "norm");
+  return norm_over(self, p, make_dim_mask(dim, self.dim(), "norm"), keepdim);
+}
+
+// log(sum(exp(x))) = m + log(sum(exp(x - m))) with m the max, replaced by 0 where it is ±inf so
+// that all -inf rows give -inf (not nan) and +inf rows give +inf. NaN propagates through m.
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  check_defined(self, "logsumexp");
+  Tensor x = is_floating_point(self.dtype()) ? self : self.to(get_default_dtype());
+  const DimMask mask = make_dim_mask(dim, x.dim(), "logsumexp");
+  if (x.numel() == 0) {
+    Tensor s = reduce_into_new(OpId::sum, exp(x), mask, keepdim, x.dtype());
+    s.log_();
+    return s;
+  }
+  Tensor m = reduce_into_new(OpId::amax, x, mask, true, x.dtype());
+  m = where(isinf(m), 0, m);
+  Tensor s = reduce_into_new(OpId::sum, exp(x - m), mask, keepdim, x.dtype());
+  s.log_();
+  s.add_(keepdim ? m : m.view(reduced_shape(x.sizes(), mask, false)));
+  return s;
+}
+
+// ---- Tensor methods ----
+Tensor Tensor::var(std::optional<IntArrayRef> dim, std::optional<double> correction,
+                   bool keepdim) const {
+  return ember::var(*this, dim, correction, keepdim);
+}
+Tensor Tensor::var(IntArrayRef dim, bool unbiased, bool keepdim) const {
+  return ember::var(*this, dim, unbiased ? 1.0 : 0.0, keepdim);
+}
+Tensor Tensor::var(bool unbiased) const {
+  return ember::var(*this, std::nullopt, unbiased ? 1.0 : 0.0, false);
+}
+Tensor Tensor::std(std::optional<IntArrayRef> dim, std::optional<double> correction,
+                   bool keepdim) const {
+  return ember::std(*this, dim, correction, keepdim);
+}
+Tensor Tensor::std(IntArrayRef dim, bool unbiased, bool keepdim) const {
+  return ember::std(*this, dim, unbiased ? 1.0 : 0.0, keepdim);
+}
+Tensor Tensor::std(bool unbiased) const {
+  return ember::std(*this, std::nullopt, unbiased ? 1.0 : 0.0, false);
+}
+Tensor Tensor::norm(const Scalar& p) const { return ember::norm(*this, p); }
+Tensor Tensor::norm(const Scalar& p, IntArrayRef dim, bool keepdim) const {
+  return ember::norm(*this, p, dim, keepdim);
+}
+Tensor Tensor::logsumexp(IntArrayRef dim, bool keepdim) const {
+  return ember::logsumexp(*this, dim, keepdim);
+}
+
+}  // namespace ember
