@@ -45,6 +45,27 @@ EMBER_HOST_DEVICE inline A min_propagate_nan(A a, A b) {
     return a < b ? a : b;
 }
 
+/// a + b and a · b, wrapping around on integer overflow as PyTorch does (signed overflow is
+/// undefined in C++, so integers go through their unsigned type; same instructions).
+template <class A>
+EMBER_HOST_DEVICE inline A wrapping_add(A a, A b) {
+  if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>) {
+    using U = std::make_unsigned_t<A>;
+    return static_cast<A>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <class A>
+EMBER_HOST_DEVICE inline A wrapping_mul(A a, A b) {
+  if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>) {
+    using U = std::make_unsigned_t<A>;
+    return static_cast<A>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
+}
+
 /// Accumulator of sum/prod/cumsum: int64 for integers and bool, float for 16-bit floats, else T.
 template <class T>
 using sum_acc_t = std::conditional_t<is_float_type_v<T>, opmath_t<T>, int64_t>;
@@ -60,8 +81,10 @@ struct SumReduce {
   using acc_t = sum_acc_t<T>;
   static constexpr bool kLanes = true, kMoments = false;
   EMBER_HOST_DEVICE acc_t identity() const { return acc_t(0); }
-  EMBER_HOST_DEVICE acc_t reduce(acc_t a, T x, int64_t) const { return a + static_cast<acc_t>(x); }
-  EMBER_HOST_DEVICE acc_t combine(acc_t a, acc_t b) const { return a + b; }
+  EMBER_HOST_DEVICE acc_t reduce(acc_t a, T x, int64_t) const {
+    return wrapping_add(a, static_cast<acc_t>(x));
+  }
+  EMBER_HOST_DEVICE acc_t combine(acc_t a, acc_t b) const { return wrapping_add(a, b); }
   EMBER_HOST_DEVICE void project(acc_t a, char* const* out, int64_t off) const {
     store<Out>(out[0], off, a);
   }
@@ -72,8 +95,10 @@ struct ProdReduce {
   using acc_t = sum_acc_t<T>;
   static constexpr bool kLanes = true, kMoments = false;
   EMBER_HOST_DEVICE acc_t identity() const { return acc_t(1); }
-  EMBER_HOST_DEVICE acc_t reduce(acc_t a, T x, int64_t) const { return a * static_cast<acc_t>(x); }
-  EMBER_HOST_DEVICE acc_t combine(acc_t a, acc_t b) const { return a * b; }
+  EMBER_HOST_DEVICE acc_t reduce(acc_t a, T x, int64_t) const {
+    return wrapping_mul(a, static_cast<acc_t>(x));
+  }
+  EMBER_HOST_DEVICE acc_t combine(acc_t a, acc_t b) const { return wrapping_mul(a, b); }
   EMBER_HOST_DEVICE void project(acc_t a, char* const* out, int64_t off) const {
     store<Out>(out[0], off, a);
   }

@@ -96,8 +96,21 @@ EMBER_SAME_UNARY(Ceil, IsNotBool, x, std::ceil(x))
 EMBER_SAME_UNARY(Trunc, IsNotBool, x, std::trunc(x))
 // Round half to even, as PyTorch (nearbyint under the default rounding mode).
 EMBER_SAME_UNARY(Round, IsNotBool, x, std::nearbyint(x))
-EMBER_SAME_UNARY(BitwiseNot, IsIntOrBool, (std::is_same_v<T, bool> ? !x : ~x), x)
 #undef EMBER_SAME_UNARY
+
+/// ~x on integers; logical not on bool (as PyTorch).
+struct BitwiseNotOp {
+  template <class T>
+  using Supports = IsIntOrBool<T>;
+  explicit BitwiseNotOp(const OpScalars& = {}) {}
+  template <class T>
+  EMBER_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, bool>)
+      return !x;
+    else
+      return static_cast<T>(~x);
+  }
+};
 
 /// round(x, decimals) for floats; s[0] = decimals.
 struct RoundDecimalsOp {

@@ -21,10 +21,11 @@ EMBER_ALWAYS_INLINE void dense_run(char* const* data, int64_t begin, int64_t end
   if constexpr (sizeof...(In) == 1 && std::is_same_v<Out, float> &&
                 (std::is_same_v<In, float> && ...) && VecMath<F>::value) {
     vec_unary_f32(reinterpret_cast<const float*>(data[1]) + begin, out, n, f);
-    return;
+  } else {
+    [[maybe_unused]] auto ins =
+        std::make_tuple((reinterpret_cast<const In*>(data[I + 1]) + begin)...);
+    for (int64_t i = 0; i < n; ++i) out[i] = f(std::get<I>(ins)[i]...);
   }
-  auto ins = std::make_tuple((reinterpret_cast<const In*>(data[I + 1]) + begin)...);
-  for (int64_t i = 0; i < n; ++i) out[i] = f(std::get<I>(ins)[i]...);
 }
 
 template <class Out, class... In, class F, size_t... I>

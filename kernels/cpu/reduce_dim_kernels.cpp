@@ -129,7 +129,7 @@ void scan_typed(const DimLoop& L) {
       for (int64_t d = 0; d < D; ++d)
         for (int64_t j = 0; j < w; ++j) {
           const A v = static_cast<A>(static_cast<opmath_t<T>>(x[d * inner + j]));
-          acc[j] = kProd ? acc[j] * v : acc[j] + v;
+          acc[j] = kProd ? wrapping_mul(acc[j], v) : wrapping_add(acc[j], v);
           y[d * inner + j] = static_cast<Out>(acc[j]);
         }
     }

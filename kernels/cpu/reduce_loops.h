@@ -155,8 +155,8 @@ acc_of<Op> reduce_contig(const Op& op, const T* p, int64_t n, int64_t idx0) {
   using A = acc_of<Op>;
   if constexpr (IsArgReduce<Op>::value) {
     // argmax/argmin: the extreme value of an L1-sized block with vectorised lanes (NaN wins),
-    // then, only when it beats the result so far, the first index holding it. ~3x faster than
-    // tracking (value, index) element by element.
+    // then, only when it beats the result so far, the first index holding it: 2-2.5x faster
+    // than tracking (value, index) element by element ([4096, 1024].argmax(1): 3.1 -> 1.3 ms).
     using M = typename Op::M;
     constexpr int64_t kArgBlock = 4096;
     A acc = op.identity();

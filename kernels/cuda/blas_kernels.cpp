@@ -24,13 +24,13 @@ namespace ember::cuda_detail {
 namespace {
 
 /// EMBER_CUBLAS_CHECK(cublasGemmEx(...)): throws an ember::Error naming the call.
-#define EMBER_CUBLAS_CHECK(call)                                                           \
-  do {                                                                                     \
-    cublasStatus_t ember_cublas_status_ = (call);                                          \
-    if (ember_cublas_status_ != CUBLAS_STATUS_SUCCESS)                                     \
-      EMBER_FAIL("cuBLAS error: {} failed: {} ({}) at {}:{}", #call,                       \
-                 cublasGetStatusString(ember_cublas_status_),                              \
-                 static_cast<int>(ember_cublas_status_), __FILE__, __LINE__);              \
+#define EMBER_CUBLAS_CHECK(call)                                              \
+  do {                                                                        \
+    cublasStatus_t ember_cublas_status_ = (call);                             \
+    if (ember_cublas_status_ != CUBLAS_STATUS_SUCCESS)                        \
+      EMBER_FAIL("cuBLAS error: {} failed: {} ({}) at {}:{}", #call,          \
+                 cublasGetStatusString(ember_cublas_status_),                 \
+                 static_cast<int>(ember_cublas_status_), __FILE__, __LINE__); \
   } while (0)
 
 constexpr int kMaxDevices = 128;
@@ -106,10 +106,14 @@ struct GemmTypes {
 };
 GemmTypes gemm_types(ScalarType t) {
   switch (t) {
-    case kFloat: return {CUDA_R_32F, CUBLAS_COMPUTE_32F, false};
-    case kDouble: return {CUDA_R_64F, CUBLAS_COMPUTE_64F, true};
-    case kHalf: return {CUDA_R_16F, CUBLAS_COMPUTE_32F, false};
-    default: return {CUDA_R_16BF, CUBLAS_COMPUTE_32F, false};  // the slot admits only these four
+    case kFloat:
+      return {CUDA_R_32F, CUBLAS_COMPUTE_32F, false};
+    case kDouble:
+      return {CUDA_R_64F, CUBLAS_COMPUTE_64F, true};
+    case kHalf:
+      return {CUDA_R_16F, CUBLAS_COMPUTE_32F, false};
+    default:
+      return {CUDA_R_16BF, CUBLAS_COMPUTE_32F, false};  // the slot admits only these four
   }
 }
 
@@ -195,29 +199,27 @@ void run_cublas(ScalarType dtype, const GemmParams& p, const CublasView& va, con
   // Column-major view: C_cm (n×m) = op(B_cm) (n×k) · op(A_cm) (k×m).
 #if CUBLAS_VER_MAJOR >= 12
   if (p.batch == 1) {
-    EMBER_CUBLAS_CHECK(cublasGemmEx_64(h, vb.op, va.op, p.n, p.m, p.k, pa, p.b, types.data,
-                                       vb.ld, p.a, types.data, va.ld, pb, p.c, types.data, vc.ld,
+    EMBER_CUBLAS_CHECK(cublasGemmEx_64(h, vb.op, va.op, p.n, p.m, p.k, pa, p.b, types.data, vb.ld,
+                                       p.a, types.data, va.ld, pb, p.c, types.data, vc.ld,
                                        types.compute, CUBLAS_GEMM_DEFAULT));
   } else {
     EMBER_CUBLAS_CHECK(cublasGemmStridedBatchedEx_64(
-        h, vb.op, va.op, p.n, p.m, p.k, pa, p.b, types.data, vb.ld, p.b_bs, p.a, types.data,
-        va.ld, p.a_bs, pb, p.c, types.data, vc.ld, p.c_bs, p.batch, types.compute,
-        CUBLAS_GEMM_DEFAULT));
+        h, vb.op, va.op, p.n, p.m, p.k, pa, p.b, types.data, vb.ld, p.b_bs, p.a, types.data, va.ld,
+        p.a_bs, pb, p.c, types.data, vc.ld, p.c_bs, p.batch, types.compute, CUBLAS_GEMM_DEFAULT));
   }
 #else
   constexpr int64_t kIntMax = 2147483647;
   EMBER_CHECK(std::max({p.n, p.m, p.k, vb.ld, va.ld, vc.ld, p.batch}) <= kIntMax,
-              "mm: sizes beyond 2^31 need cuBLAS 12 or newer, got m={}, n={}, k={}", p.m, p.n,
-              p.k);
+              "mm: sizes beyond 2^31 need cuBLAS 12 or newer, got m={}, n={}, k={}", p.m, p.n, p.k);
   if (p.batch == 1) {
     EMBER_CUBLAS_CHECK(cublasGemmEx(h, vb.op, va.op, int(p.n), int(p.m), int(p.k), pa, p.b,
                                     types.data, int(vb.ld), p.a, types.data, int(va.ld), pb, p.c,
                                     types.data, int(vc.ld), types.compute, CUBLAS_GEMM_DEFAULT));
   } else {
     EMBER_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
-        h, vb.op, va.op, int(p.n), int(p.m), int(p.k), pa, p.b, types.data, int(vb.ld), p.b_bs,
-        p.a, types.data, int(va.ld), p.a_bs, pb, p.c, types.data, int(vc.ld), p.c_bs,
-        int(p.batch), types.compute, CUBLAS_GEMM_DEFAULT));
+        h, vb.op, va.op, int(p.n), int(p.m), int(p.k), pa, p.b, types.data, int(vb.ld), p.b_bs, p.a,
+        types.data, int(va.ld), p.a_bs, pb, p.c, types.data, int(vc.ld), p.c_bs, int(p.batch),
+        types.compute, CUBLAS_GEMM_DEFAULT));
   }
 #endif
 }
@@ -266,8 +268,8 @@ void cuda_gemm(ScalarType dtype, const GemmParams& params) {
   p.c_bs = c_dense.bs, p.c_rs = c_dense.rs, p.c_cs = 1;
   vc = view_of(p.m, p.n, p.c_rs, p.c_cs);
   run_cublas(dtype, p, va, vb, vc);
-  get_kernel<ElementwiseKernel>(OpId::cast, kCUDA, dtype)(
-      matrix_loop(dtype, p.batch, p.m, p.n, {c_user, c_dense}));
+  get_kernel<ElementwiseKernel>(OpId::cast, kCUDA,
+                                dtype)(matrix_loop(dtype, p.batch, p.m, p.n, {c_user, c_dense}));
 }
 
 }  // namespace
@@ -275,8 +277,8 @@ void cuda_gemm(ScalarType dtype, const GemmParams& params) {
 void register_cuda_blas_kernels() {
   // cuBLAS has no integer GEMM with PyTorch's semantics; like PyTorch, CUDA mm/bmm take the
   // floating dtypes only (an integer mm on CUDA is a TypeError naming the dtype).
-  const DtypeMask dtypes = dtype_bit(kFloat) | dtype_bit(kDouble) | dtype_bit(kHalf) |
-                           dtype_bit(kBFloat16);
+  const DtypeMask dtypes =
+      dtype_bit(kFloat) | dtype_bit(kDouble) | dtype_bit(kHalf) | dtype_bit(kBFloat16);
   register_kernel(OpId::mm, kCUDA, reinterpret_cast<void*>(&cuda_gemm), dtypes);
   register_kernel(OpId::bmm, kCUDA, reinterpret_cast<void*>(&cuda_gemm), dtypes);
 }

@@ -39,8 +39,10 @@ void cuda_fill(const ElementwiseLoop& L) {
   visit_dtype(L.out_dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T value;
-    if (L.scalars.is_integral) value = kernels::CastTo<T>{}(L.scalars.i[0]);
-    else value = kernels::CastTo<T>{}(L.scalars.s[0]);
+    if (L.scalars.is_integral)
+      value = kernels::CastTo<T>{}(L.scalars.i[0]);
+    else
+      value = kernels::CastTo<T>{}(L.scalars.s[0]);
     const T zero{};
     if (L.contiguous && std::memcmp(&value, &zero, sizeof(T)) == 0) {
       // zero_() and zeros(): all-zero bytes, which the driver's memset writes at full bandwidth.

@@ -14,10 +14,10 @@ namespace ember::cuda_detail {
 [[noreturn]] void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line);
 
 /// EMBER_CUDA_CHECK(cudaMemcpy(...)): throws an ember::Error naming the call when it fails.
-#define EMBER_CUDA_CHECK(call)                                                             \
-  do {                                                                                     \
-    cudaError_t ember_cuda_err_ = (call);                                                  \
-    if (ember_cuda_err_ != cudaSuccess)                                                    \
+#define EMBER_CUDA_CHECK(call)                                                            \
+  do {                                                                                    \
+    cudaError_t ember_cuda_err_ = (call);                                                 \
+    if (ember_cuda_err_ != cudaSuccess)                                                   \
       ::ember::cuda_detail::throw_cuda_error(ember_cuda_err_, #call, __FILE__, __LINE__); \
   } while (0)
 

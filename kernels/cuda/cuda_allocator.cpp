@@ -21,9 +21,9 @@ namespace ember::cuda_detail {
 namespace {
 
 constexpr size_t kSmallSize = size_t(1) << 20;  // requests up to 1 MiB ...
-constexpr size_t kSmallRounding = 512;           // ... round to 512 B (cudaMalloc aligns to 256)
-constexpr int kLargeDivisions = 8;               // larger ones to 1/8 of their power of two
-constexpr int kMaxDevices = 128;                 // Device holds an int8_t index
+constexpr size_t kSmallRounding = 512;          // ... round to 512 B (cudaMalloc aligns to 256)
+constexpr int kLargeDivisions = 8;              // larger ones to 1/8 of their power of two
+constexpr int kMaxDevices = 128;                // Device holds an int8_t index
 
 // Bins: sizes <= 1 MiB round up to 512 B (at most 511 B lost); above that to one of 8 steps per
 // power of two (at most 12.5% lost), e.g. 5 MiB + 1 B -> 5.5 MiB, 100 MB -> 104 MiB. Coarse
@@ -48,8 +48,8 @@ size_t unpack_size(void* ctx) {
 struct DevicePool {
   std::mutex mutex;
   std::unordered_map<size_t, std::vector<void*>> free;  // rounded size -> cached blocks
-  size_t cached = 0;     // bytes in `free`
-  size_t allocated = 0;  // bytes handed out and not yet returned
+  size_t cached = 0;                                    // bytes in `free`
+  size_t allocated = 0;                                 // bytes handed out and not yet returned
 };
 
 class CudaCachingAllocator final : public Allocator {
@@ -143,7 +143,8 @@ class CudaCachingAllocator final : public Allocator {
     std::vector<void*> blocks;
     {
       std::lock_guard<std::mutex> lock(pools_[dev].mutex);
-      for (auto& [size, list] : pools_[dev].free) blocks.insert(blocks.end(), list.begin(), list.end());
+      for (auto& [size, list] : pools_[dev].free)
+        blocks.insert(blocks.end(), list.begin(), list.end());
       pools_[dev].free.clear();
       pools_[dev].cached = 0;
     }

@@ -109,8 +109,10 @@ __global__ void __launch_bounds__(kReduceThreads)
   }
   acc = block_combine(op, acc, smem, lane, nlanes, slot, nslots, g.along_x);
   if (lane != 0 || o >= g.out_numel) return;
-  if (partial != nullptr) partial[o * gridDim.y + blockIdx.y] = acc;
-  else op.project(acc, g.out, out_off);
+  if (partial != nullptr)
+    partial[o * gridDim.y + blockIdx.y] = acc;
+  else
+    op.project(acc, g.out, out_off);
 }
 
 // Second pass: output o combines its `splits` accumulators (row o of `partial`), in order.
@@ -127,7 +129,8 @@ __global__ void __launch_bounds__(kReduceThreads)
     // Each lane folds a contiguous run of slices so that the lane order is the slice order.
     const int64_t per = (splits + blockDim.x - 1) / blockDim.x;
     const int64_t s_end = min(splits, (threadIdx.x + 1) * per);
-    for (int64_t s = threadIdx.x * per; s < s_end; ++s) acc = op.combine(acc, partial[o * splits + s]);
+    for (int64_t s = threadIdx.x * per; s < s_end; ++s)
+      acc = op.combine(acc, partial[o * splits + s]);
   }
   acc = block_combine(op, acc, smem, threadIdx.x, blockDim.x, threadIdx.y, blockDim.y, true);
   if (threadIdx.x != 0 || o >= g.out_numel) return;
@@ -202,7 +205,8 @@ void reduce_cuda(const ReduceLoop& L, const Op& op) {
   }
   // The workspace goes back to the cache right after the launches; stream order keeps it valid
   // until both kernels have run.
-  DataPtr ws = get_allocator(kCUDA)->allocate(static_cast<size_t>(L.out_numel * splits) * sizeof(A));
+  DataPtr ws =
+      get_allocator(kCUDA)->allocate(static_cast<size_t>(L.out_numel * splits) * sizeof(A));
   struct Release {
     DataPtr& p;
     ~Release() { p.deleter(p.ptr, p.ctx); }

@@ -57,8 +57,10 @@ void norm_kernel(const ReduceLoop& L) {
       } else if (p == 0) {
         reduce_cuda<T>(L, NormReduce<T, NormKind::Zero>{});
       } else if (std::isinf(p)) {
-        if (p > 0) reduce_cuda<T>(L, NormReduce<T, NormKind::Inf>{});
-        else reduce_cuda<T>(L, NormReduce<T, NormKind::NegInf>{});
+        if (p > 0)
+          reduce_cuda<T>(L, NormReduce<T, NormKind::Inf>{});
+        else
+          reduce_cuda<T>(L, NormReduce<T, NormKind::NegInf>{});
       } else {
         NormReduce<T, NormKind::General> op;
         op.p = static_cast<opmath_t<T>>(p);

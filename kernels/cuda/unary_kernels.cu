@@ -7,8 +7,7 @@ namespace ember::cuda_detail {
 void register_cuda_unary_kernels() {
   using namespace kernels;
   using kernels::cuda::register_cuda_elementwise;
-#define EMBER_REGISTER_UNARY(name, Name, policy) \
-  register_cuda_elementwise<Name##Op, 1>(OpId::name);
+#define EMBER_REGISTER_UNARY(name, Name, policy) register_cuda_elementwise<Name##Op, 1>(OpId::name);
   EMBER_UNARY_OPS(EMBER_REGISTER_UNARY)
 #undef EMBER_REGISTER_UNARY
   register_cuda_elementwise<RoundOp, 1>(OpId::round);

@@ -78,7 +78,9 @@ std::vector<Row> special_rows() {
       {"clamp_min", [](const Args& a) { return clamp_min(a[0], -1); }},
       {"clamp_max", [](const Args& a) { return clamp_max(a[0], 1); }},
       {"clamp_tensor",
-       [](const Args& a) { return clamp(a[0], std::optional<Tensor>(a[1]), std::optional<Tensor>(a[2])); }},
+       [](const Args& a) {
+         return clamp(a[0], std::optional<Tensor>(a[1]), std::optional<Tensor>(a[2]));
+       }},
       {"gelu", [](const Args& a) { return gelu(a[0]); }},
       {"gelu_tanh", [](const Args& a) { return gelu(a[0], "tanh"); }},
       {"logit", [](const Args& a) { return logit(a[2]); }},
@@ -121,12 +123,12 @@ TEST(CudaElementwise, EveryBinaryRowMatchesCpu) {
 
 TEST(CudaElementwise, BinaryRowsWithScalarOperandsMatchCpu) {
   if (!ember::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
-#define EMBER_TEST_BINARY_SCALAR(name, Name, policy)                                      \
-  for (ScalarType t : all_dtypes()) {                                                     \
-    compare(label(#name, t) + " tensor-scalar", {sample(t)},                              \
-            [](const Args& a) { return ember::name(a[0], Scalar(2)); });                  \
-    compare(label(#name, t) + " scalar-tensor", {sample2(t)},                             \
-            [](const Args& a) { return ember::name(Scalar(3), a[0]); });                  \
+#define EMBER_TEST_BINARY_SCALAR(name, Name, policy)                     \
+  for (ScalarType t : all_dtypes()) {                                    \
+    compare(label(#name, t) + " tensor-scalar", {sample(t)},             \
+            [](const Args& a) { return ember::name(a[0], Scalar(2)); }); \
+    compare(label(#name, t) + " scalar-tensor", {sample2(t)},            \
+            [](const Args& a) { return ember::name(Scalar(3), a[0]); }); \
   }
   EMBER_BINARY_OPS(EMBER_TEST_BINARY_SCALAR)
 #undef EMBER_TEST_BINARY_SCALAR
@@ -162,12 +164,19 @@ TEST(CudaElementwise, StridedAndBroadcastOperandsMatchCpu) {
   const std::vector<std::pair<std::string, Fn>> cases = {
       {"broadcast row", [](const Args& x) { return add(x[0], x[1]); }},
       {"broadcast column", [](const Args& x) { return mul(x[0], x[2]); }},
-      {"permuted", [](const Args& x) { return exp(x[0].permute({2, 0, 1})); }},
-      {"transposed pair", [](const Args& x) { return atan2(x[0].transpose(0, 2), x[0].transpose(0, 2)); }},
-      {"stepped slices", [](const Args& x) { return sub(x[0].slice(1, 0, 8, 2), x[0].slice(1, 1, 8, 2)); }},
+      {"permuted",
+       [](const Args& x) {
+         return exp(x[0].permute({2, 0, 1}));
+       }},
+      {"transposed pair",
+       [](const Args& x) { return atan2(x[0].transpose(0, 2), x[0].transpose(0, 2)); }},
+      {"stepped slices",
+       [](const Args& x) { return sub(x[0].slice(1, 0, 8, 2), x[0].slice(1, 1, 8, 2)); }},
       {"where broadcast", [](const Args& x) { return where(gt(x[2], 0.5), x[0], x[1]); }},
-      {"ternary mixed", [](const Args& x) { return addcmul(x[0].transpose(1, 2), x[1].unsqueeze(1), x[2].t()); }},
-      {"in place on a view", [](const Args& x) {
+      {"ternary mixed",
+       [](const Args& x) { return addcmul(x[0].transpose(1, 2), x[1].unsqueeze(1), x[2].t()); }},
+      {"in place on a view",
+       [](const Args& x) {
          Tensor y = x[0].clone();
          y.transpose(0, 1).mul_(2);
          return y;

@@ -48,9 +48,9 @@ struct ReduceCase {
 
 // Inner, outer, mixed and full reductions; a long one that splits across blocks; an empty dim.
 const std::vector<ReduceCase> kCases = {
-    {{1000}, {}, false},          {{37, 129}, {1}, false},     {{37, 129}, {0}, true},
-    {{8, 9, 10}, {0, 2}, false},  {{8, 9, 10}, {1}, true},     {{4, 1, 6}, {1}, false},
-    {{3, 5, 7, 2}, {1, 3}, true}, {{1 << 20}, {}, false},      {{2000, 600}, {0}, false},
+    {{1000}, {}, false},          {{37, 129}, {1}, false}, {{37, 129}, {0}, true},
+    {{8, 9, 10}, {0, 2}, false},  {{8, 9, 10}, {1}, true}, {{4, 1, 6}, {1}, false},
+    {{3, 5, 7, 2}, {1, 3}, true}, {{1 << 20}, {}, false},  {{2000, 600}, {0}, false},
     {{16, 65536}, {1}, false},    {{0, 4}, {0}, false},
 };
 
@@ -102,7 +102,8 @@ TEST(CudaReduce, MaxMinAndTheirIndicesMatchCpu) {
     expect_matches_cpu(min(h), min(on_cuda(h)), std::string("min all ") + to_string(t));
     if (t != kBool) {
       expect_matches_cpu(argmax(h), argmax(on_cuda(h)), std::string("argmax all ") + to_string(t));
-      expect_matches_cpu(argmin(h, 1), argmin(on_cuda(h), 1), std::string("argmin ") + to_string(t));
+      expect_matches_cpu(argmin(h, 1), argmin(on_cuda(h), 1),
+                         std::string("argmin ") + to_string(t));
     }
   }
   EXPECT_THROW(max(on_cuda(empty({0}))), Error);
@@ -133,7 +134,8 @@ TEST(CudaReduce, RandomDataWithinTolerance) {
       Tensor hs = sum(h.to(kDouble), dims), ds = sum(d, dims).cpu().to(kDouble);
       const double scale = std::sqrt(static_cast<double>(reduced_numel_for(h, dims)));
       const double eps = t == kDouble ? 1e-13 : (t == kFloat ? 1e-5 : (t == kHalf ? 2e-3 : 1.6e-2));
-      EXPECT_TRUE(allclose(ds, hs, eps, 4 * eps * scale)) << to_string(t) << " sum " << shape_str(dims);
+      EXPECT_TRUE(allclose(ds, hs, eps, 4 * eps * scale))
+          << to_string(t) << " sum " << shape_str(dims);
     }
     expect_matches_cpu(amax(h, {1}), amax(d, {1}), "amax random");
     if (t == kFloat || t == kDouble) {

@@ -64,8 +64,8 @@ TEST(CudaCopy, ConvertsEveryDtypePairOnTheDevice) {
     Tensor src = base.to(from);
     Tensor dev = on_cuda(src);
     for (ScalarType to : all_dtypes())
-      expect_matches_cpu(src.to(to), dev.to(to), std::string("cast ") + to_string(from) + " -> " +
-                                                     to_string(to));
+      expect_matches_cpu(src.to(to), dev.to(to),
+                         std::string("cast ") + to_string(from) + " -> " + to_string(to));
   }
 }
 
@@ -74,10 +74,12 @@ TEST(CudaCopy, NonContiguousSourcesAndDestinations) {
   Tensor host = arange(0, 6 * 7 * 8, TensorOptions().dtype(kFloat)).reshape({6, 7, 8});
   Tensor dev = on_cuda(host);
   // Device-side strided reads: permuted, sliced with a step, and expanded views.
-  EXPECT_TRUE(equal(dev.permute({2, 0, 1}).contiguous().cpu(), host.permute({2, 0, 1}).contiguous()));
+  EXPECT_TRUE(
+      equal(dev.permute({2, 0, 1}).contiguous().cpu(), host.permute({2, 0, 1}).contiguous()));
   EXPECT_TRUE(equal(dev.slice(2, 1, 8, 3).cpu(), host.slice(2, 1, 8, 3)));
   EXPECT_TRUE(equal(dev.select(1, 3).cpu(), host.select(1, 3)));
-  EXPECT_TRUE(equal(dev.slice(0, 0, 1).expand({4, 7, 8}).cpu(), host.slice(0, 0, 1).expand({4, 7, 8})));
+  EXPECT_TRUE(
+      equal(dev.slice(0, 0, 1).expand({4, 7, 8}).cpu(), host.slice(0, 0, 1).expand({4, 7, 8})));
   // A host view goes up, a device view comes down.
   EXPECT_TRUE(equal(on_cuda(host.transpose(0, 2)).cpu(), host.transpose(0, 2)));
   // Into a non-contiguous device destination (staged, then scattered on the device).
@@ -153,9 +155,9 @@ TEST(CudaErrors, MixedDeviceOperandsNameBothDevices) {
   if (!ember::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
   Tensor a = ones({3});
   Tensor b = on_cuda(ones({3}));
-  for (auto fn : {+[](const Tensor& x, const Tensor& y) { return add(x, y); },
-                  +[](const Tensor& x, const Tensor& y) { return mul(y, x); },
-                  +[](const Tensor& x, const Tensor& y) { return where(gt(y, 0), x, y); }}) {
+  for (auto fn : {+[](const Tensor&x, const Tensor&y) { return add(x, y); },
+                  +[](const Tensor&x, const Tensor&y) { return mul(y, x); },
+                  +[](const Tensor&x, const Tensor&y) { return where(gt(y, 0), x, y); }}) {
     try {
       fn(a, b);
       ADD_FAILURE() << "a CPU + CUDA op did not throw";

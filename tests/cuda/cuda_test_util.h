@@ -30,11 +30,16 @@ struct Tol {
 };
 inline Tol tolerance_for(ember::ScalarType t) {
   switch (t) {
-    case ember::kFloat: return {2e-5, 1e-6};
-    case ember::kDouble: return {1e-12, 1e-14};
-    case ember::kHalf: return {2e-3, 1e-3};
-    case ember::kBFloat16: return {1.6e-2, 1e-2};
-    default: return {0, 0};
+    case ember::kFloat:
+      return {2e-5, 1e-6};
+    case ember::kDouble:
+      return {1e-12, 1e-14};
+    case ember::kHalf:
+      return {2e-3, 1e-3};
+    case ember::kBFloat16:
+      return {1.6e-2, 1e-2};
+    default:
+      return {0, 0};
   }
 }
 
@@ -76,6 +81,8 @@ inline ember::Tensor sample2(ember::ScalarType dtype, int64_t n = 97) {
   return where(eq(v, 0), Scalar(4), v).to(dtype);
 }
 
-inline ember::Tensor on_cuda(const ember::Tensor& t) { return t.to(ember::Device(ember::kCUDA, 0)); }
+inline ember::Tensor on_cuda(const ember::Tensor& t) {
+  return t.to(ember::Device(ember::kCUDA, 0));
+}
 
 }  // namespace ember_cuda_test

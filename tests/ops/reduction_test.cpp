@@ -401,6 +401,10 @@ TEST(ReductionDtypes, IntegerAndBoolSumsAccumulateInInt64) {
   EXPECT_EQ(ones({3}, kBool).prod().dtype(), kLong);
   EXPECT_EQ(full({4, 4}, 250, kByte).sum().item<int64_t>(), 4000);  // no uint8 wrap-around
   EXPECT_EQ(full({2}, 1 << 30, kInt).sum().item<int64_t>(), int64_t(1) << 31);
+  // int64 overflow wraps around, as in PyTorch.
+  EXPECT_EQ(full({64}, 2, kLong).prod().item<int64_t>(), 0);
+  EXPECT_EQ(full({63}, 2, kLong).prod().item<int64_t>(), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(full({2}, std::numeric_limits<int64_t>::max(), kLong).cumsum(0).view({2})[1].item<int64_t>(), -2);
   Tensor s32 = ones({3}, kInt).sum(kInt);
   EXPECT_EQ(s32.dtype(), kInt);
   EXPECT_EQ(s32.item<int64_t>(), 3);
@@ -492,7 +496,9 @@ TEST(ReductionNan, NanWinsInEveryLoopShape) {
       for (int64_t j = 0; j < 300; ++j) {
         const bool nan_here = d == 0 ? (j == 7 || j == 299) : (j == 5 || j == 250);
         EXPECT_EQ(std::isnan(m[j]), nan_here) << "dim " << d << " index " << j;
-        if (nan_here) EXPECT_EQ(idx[j], d == 0 ? (j == 7 ? 5 : 250) : (j == 5 ? 7 : 299));
+        if (nan_here) {
+          EXPECT_EQ(idx[j], d == 0 ? (j == 7 ? 5 : 250) : (j == 5 ? 7 : 299));
+        }
       }
     }
     EXPECT_EQ(x.argmax().item<int64_t>(), 5 * 300 + 7);
