@@ -1,8 +1,8 @@
 // The CPU GEMM implementations behind the `mm`/`bmm` slots, one per dtype family; blas_kernels.cpp
-// picks one by dtype. All take the shared GemmParams (kernels/cpu/gemm_params.h).
+// picks one by dtype. All take the shared GemmParams (kernels/common/gemm_params.h).
 #pragma once
 
-#include "kernels/cpu/gemm_params.h"
+#include "kernels/common/gemm_params.h"
 
 namespace ember::cpu {
 

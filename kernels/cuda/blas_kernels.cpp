@@ -15,7 +15,7 @@
 
 #include "ember/core/storage.h"
 #include "kernels/common/elementwise_loop.h"
-#include "kernels/cpu/gemm_params.h"
+#include "kernels/common/gemm_params.h"
 #include "kernels/cuda/context.h"
 #include "src/core/check.h"
 #include "src/dispatch/dispatch.h"
@@ -224,7 +224,7 @@ void run_cublas(ScalarType dtype, const GemmParams& p, const CublasView& va, con
 #endif
 }
 
-// The `mm`/`bmm` slot (kernels/cpu/gemm_params.h): any strides in, cuBLAS on the layouts it reads
+// The `mm`/`bmm` slot (kernels/common/gemm_params.h): any strides in, cuBLAS on the layouts it reads
 // directly, dense copies for the rest.
 void cuda_gemm(ScalarType dtype, const GemmParams& params) {
   if (params.batch == 0 || params.m == 0 || params.n == 0) return;

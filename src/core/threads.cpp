@@ -5,6 +5,10 @@
 
 #include "check.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 extern "C" void openblas_set_num_threads(int);
 
 namespace ember {
@@ -20,6 +24,9 @@ void set_num_threads(int n) {
   EMBER_CHECK_VALUE(n > 0, "set_num_threads: expected a positive number of threads, got {}", n);
   g_threads.store(n, std::memory_order_relaxed);
   openblas_set_num_threads(n);
+#ifdef _OPENMP
+  omp_set_num_threads(n);  // oneDNN's OpenMP regions follow this
+#endif
 }
 
 int get_num_threads() { return g_threads.load(std::memory_order_relaxed); }

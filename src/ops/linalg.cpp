@@ -1,6 +1,6 @@
 // Matrix products: mm, mm_out, bmm, matmul, mv, dot, outer, addmm, baddbmm and their Tensor
 // methods. Every product becomes GEMM calls described by data pointers and strides
-// (kernels/cpu/gemm_params.h), so transposed, sliced and broadcast operands reach the BLAS without
+// (kernels/common/gemm_params.h), so transposed, sliced and broadcast operands reach the BLAS without
 // copies, and matmul's broadcast batch dims are walked in place rather than materialised.
 #include <string>
 
@@ -8,7 +8,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/shape.h"
-#include "kernels/cpu/gemm_params.h"
+#include "kernels/common/gemm_params.h"
 #include "src/ops/op_common.h"
 
 namespace ember {
