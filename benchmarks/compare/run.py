@@ -437,6 +437,8 @@ def report_overhead(results, passes, threads):
             for thr in threads:
                 e = results.get(("overhead", case, thr, "ember"), p)
                 t = results.get(("overhead", case, thr, "libtorch"), p)
+                if e is None and t is None:
+                    continue  # not run (--cases)
                 unit = next((r["unit"] for r in (e, t) if r and "unit" in r), "us")
                 r = ratio(e, t)
                 ok = None if r is None else r <= TARGET_OVERHEAD_RATIO
@@ -460,6 +462,8 @@ def report_elementwise(results, passes, threads):
             for thr in threads:
                 e = results.get(("elementwise", case, thr, "ember"), p)
                 t = results.get(("elementwise", case, thr, "libtorch"), p)
+                if e is None and t is None:
+                    continue  # not run (--cases)
                 r = ratio(e, t)
                 tri = triad(results, thr, p)
                 frac = e["median"] / tri if e and "na" not in e and tri else None
