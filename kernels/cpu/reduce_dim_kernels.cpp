@@ -49,7 +49,8 @@ void softmax_rows(const DimLoop& L) {
         // (x - max) - log(sum), in this order: folding max into the log first would round it
         // at the magnitude of max (x = -999 loses 5 digits in float).
         const M log_sum = std::log(sum);
-        for (int64_t k = 0; k < D; ++k) y[k] = static_cast<T>((static_cast<M>(x[k]) - mx) - log_sum);
+        for (int64_t k = 0; k < D; ++k)
+          y[k] = static_cast<T>((static_cast<M>(x[k]) - mx) - log_sum);
       } else {
         const M inv = M(1) / sum;
         for (int64_t k = 0; k < D; ++k) y[k] = static_cast<T>(ex[k] * inv);
@@ -65,30 +66,32 @@ void softmax_columns(const DimLoop& L) {
   const int64_t tiles = (inner + kColumnTile - 1) / kColumnTile;
   const T* in = reinterpret_cast<const T*>(L.in);
   T* out = reinterpret_cast<T*>(L.out[0]);
-  parallel_for(0, L.outer * tiles, line_grain(D * std::min(inner, kColumnTile)),
-               [&](int64_t b, int64_t e) {
-    for (int64_t t = b; t < e; ++t) {
-      const int64_t o = t / tiles, j0 = (t % tiles) * kColumnTile;
-      const int64_t w = std::min(kColumnTile, inner - j0);
-      const T* x = in + o * D * inner + j0;
-      T* y = out + o * D * inner + j0;
-      M mx[kColumnTile], sum[kColumnTile];
-      for (int64_t j = 0; j < w; ++j) {
-        mx[j] = -std::numeric_limits<M>::infinity();
-        sum[j] = 0;
-      }
-      for (int64_t d = 0; d < D; ++d)
-        for (int64_t j = 0; j < w; ++j) mx[j] = max_propagate_nan(mx[j], static_cast<M>(x[d * inner + j]));
-      for (int64_t d = 0; d < D; ++d)
-        for (int64_t j = 0; j < w; ++j) sum[j] += softmax_exp(static_cast<M>(x[d * inner + j]) - mx[j]);
-      for (int64_t j = 0; j < w; ++j) sum[j] = kLog ? std::log(sum[j]) : M(1) / sum[j];
-      for (int64_t d = 0; d < D; ++d)
-        for (int64_t j = 0; j < w; ++j) {
-          const M v = static_cast<M>(x[d * inner + j]) - mx[j];
-          y[d * inner + j] = static_cast<T>(kLog ? v - sum[j] : softmax_exp(v) * sum[j]);
+  parallel_for(
+      0, L.outer * tiles, line_grain(D * std::min(inner, kColumnTile)), [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) {
+          const int64_t o = t / tiles, j0 = (t % tiles) * kColumnTile;
+          const int64_t w = std::min(kColumnTile, inner - j0);
+          const T* x = in + o * D * inner + j0;
+          T* y = out + o * D * inner + j0;
+          M mx[kColumnTile], sum[kColumnTile];
+          for (int64_t j = 0; j < w; ++j) {
+            mx[j] = -std::numeric_limits<M>::infinity();
+            sum[j] = 0;
+          }
+          for (int64_t d = 0; d < D; ++d)
+            for (int64_t j = 0; j < w; ++j)
+              mx[j] = max_propagate_nan(mx[j], static_cast<M>(x[d * inner + j]));
+          for (int64_t d = 0; d < D; ++d)
+            for (int64_t j = 0; j < w; ++j)
+              sum[j] += softmax_exp(static_cast<M>(x[d * inner + j]) - mx[j]);
+          for (int64_t j = 0; j < w; ++j) sum[j] = kLog ? std::log(sum[j]) : M(1) / sum[j];
+          for (int64_t d = 0; d < D; ++d)
+            for (int64_t j = 0; j < w; ++j) {
+              const M v = static_cast<M>(x[d * inner + j]) - mx[j];
+              y[d * inner + j] = static_cast<T>(kLog ? v - sum[j] : softmax_exp(v) * sum[j]);
+            }
         }
-    }
-  });
+      });
 }
 
 template <bool kLog>
@@ -97,8 +100,10 @@ void softmax_kernel(const DimLoop& L) {
   visit_dtype(L.in_dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_float_type_v<T>) {
-      if (L.inner == 1) softmax_rows<T, kLog>(L);
-      else softmax_columns<T, kLog>(L);
+      if (L.inner == 1)
+        softmax_rows<T, kLog>(L);
+      else
+        softmax_columns<T, kLog>(L);
     }
   });
 }
@@ -106,8 +111,9 @@ void softmax_kernel(const DimLoop& L) {
 // ---- cumsum / cumprod: integers and bool scan in int64, float in double (PyTorch's CPU
 // acc_type), 16-bit floats in float ----
 template <class T>
-using scan_acc_t = std::conditional_t<
-    is_float_type_v<T>, std::conditional_t<std::is_same_v<opmath_t<T>, T>, double, float>, int64_t>;
+using scan_acc_t =
+    std::conditional_t<is_float_type_v<T>,
+                       std::conditional_t<std::is_same_v<opmath_t<T>, T>, double, float>, int64_t>;
 
 template <class T, bool kProd>
 void scan_typed(const DimLoop& L) {
@@ -119,21 +125,21 @@ void scan_typed(const DimLoop& L) {
   const int64_t tiles = (inner + kColumnTile - 1) / kColumnTile;
   parallel_for(0, L.outer * tiles, line_grain(D * std::min(inner, kColumnTile)),
                [&](int64_t b, int64_t e) {
-    for (int64_t t = b; t < e; ++t) {
-      const int64_t o = t / tiles, j0 = (t % tiles) * kColumnTile;
-      const int64_t w = std::min(kColumnTile, inner - j0);
-      const T* x = in + o * D * inner + j0;
-      Out* y = out + o * D * inner + j0;
-      A acc[kColumnTile];
-      for (int64_t j = 0; j < w; ++j) acc[j] = A(kProd ? 1 : 0);
-      for (int64_t d = 0; d < D; ++d)
-        for (int64_t j = 0; j < w; ++j) {
-          const A v = static_cast<A>(static_cast<opmath_t<T>>(x[d * inner + j]));
-          acc[j] = kProd ? wrapping_mul(acc[j], v) : wrapping_add(acc[j], v);
-          y[d * inner + j] = static_cast<Out>(acc[j]);
-        }
-    }
-  });
+                 for (int64_t t = b; t < e; ++t) {
+                   const int64_t o = t / tiles, j0 = (t % tiles) * kColumnTile;
+                   const int64_t w = std::min(kColumnTile, inner - j0);
+                   const T* x = in + o * D * inner + j0;
+                   Out* y = out + o * D * inner + j0;
+                   A acc[kColumnTile];
+                   for (int64_t j = 0; j < w; ++j) acc[j] = A(kProd ? 1 : 0);
+                   for (int64_t d = 0; d < D; ++d)
+                     for (int64_t j = 0; j < w; ++j) {
+                       const A v = static_cast<A>(static_cast<opmath_t<T>>(x[d * inner + j]));
+                       acc[j] = kProd ? wrapping_mul(acc[j], v) : wrapping_add(acc[j], v);
+                       y[d * inner + j] = static_cast<Out>(acc[j]);
+                     }
+                 }
+               });
 }
 
 template <bool kProd>
@@ -191,8 +197,10 @@ void sort_typed(const DimLoop& L) {
   T* values = reinterpret_cast<T*>(L.out[0]);
   int64_t* indices = reinterpret_cast<int64_t*>(L.out[1]);
   for_each_line<T>(L, [&](std::vector<std::pair<M, int64_t>>& buf, int64_t o, int64_t i) {
-    if (L.descending) std::stable_sort(buf.begin(), buf.end(), Descending<M>{});
-    else std::stable_sort(buf.begin(), buf.end(), Ascending<M>{});
+    if (L.descending)
+      std::stable_sort(buf.begin(), buf.end(), Descending<M>{});
+    else
+      std::stable_sort(buf.begin(), buf.end(), Ascending<M>{});
     const int64_t base = o * D * inner + i;
     for (int64_t d = 0; d < D; ++d) {
       values[base + d * inner] = static_cast<T>(buf[d].first);
@@ -242,7 +250,8 @@ void median_typed(const DimLoop& L) {
   T* values = reinterpret_cast<T*>(L.out[0]);
   int64_t* indices = reinterpret_cast<int64_t*>(L.out[1]);
   for_each_line<T>(L, [&](std::vector<std::pair<M, int64_t>>& buf, int64_t o, int64_t i) {
-    auto nan = std::find_if(buf.begin(), buf.end(), [](const auto& p) { return red_isnan(p.first); });
+    auto nan =
+        std::find_if(buf.begin(), buf.end(), [](const auto& p) { return red_isnan(p.first); });
     auto pick = nan;
     if (nan == buf.end()) {
       pick = buf.begin() + (D - 1) / 2;

@@ -88,7 +88,8 @@ EMBER_ALWAYS_INLINE double lanes_sum_double(const T* __restrict__ p, int64_t n, 
   double lane[kL] = {};
   int64_t i = 0;
   for (; i + kL <= n; i += kL)
-    for (int j = 0; j < kL; ++j) lane[j] += f(static_cast<double>(static_cast<opmath_t<T>>(p[i + j])));
+    for (int j = 0; j < kL; ++j)
+      lane[j] += f(static_cast<double>(static_cast<opmath_t<T>>(p[i + j])));
   double tail = 0;
   for (; i < n; ++i) tail += f(static_cast<double>(static_cast<opmath_t<T>>(p[i])));
   for (int w = kL / 2; w >= 1; w /= 2)
@@ -175,7 +176,8 @@ acc_of<Op> reduce_contig(const Op& op, const T* p, int64_t n, int64_t idx0) {
     for (int64_t b = 0; b < n; b += kMomentsBlock) {
       const int64_t nb = std::min(kMomentsBlock, n - b);
       const double mean = lanes_sum_double(p + b, nb, [](double x) { return x; }) / double(nb);
-      const double m2 = lanes_sum_double(p + b, nb, [mean](double x) { return (x - mean) * (x - mean); });
+      const double m2 =
+          lanes_sum_double(p + b, nb, [mean](double x) { return (x - mean) * (x - mean); });
       acc = combine_moments(acc, Moments{mean, m2, nb});
     }
     return acc;
@@ -338,7 +340,8 @@ void reduce_outer(const Op& op, const ReduceLoop& L, int threads) {
       for (int l = kLevels - 2; l >= 0; --l) total[j] = op.combine(total[j], lvl[l][j]);
     }
     if (nsplit == 1) {
-      for (int64_t j = 0; j < w; ++j) op.project(total[j], L.out, out_off + (j0 + j) * L.out_strides[0]);
+      for (int64_t j = 0; j < w; ++j)
+        op.project(total[j], L.out, out_off + (j0 + j) * L.out_strides[0]);
     } else {
       std::copy(total, total + w, partial.begin() + (split * ntasks + task) * W);
     }
@@ -355,7 +358,8 @@ void reduce_outer(const Op& op, const ReduceLoop& L, int threads) {
     output_offsets(L, (task / tiles0) * n0, in_off, out_off);
     for (int64_t j = 0; j < w; ++j) {
       A acc = partial[task * W + j];
-      for (int64_t s = 1; s < nsplit; ++s) acc = op.combine(acc, partial[(s * ntasks + task) * W + j]);
+      for (int64_t s = 1; s < nsplit; ++s)
+        acc = op.combine(acc, partial[(s * ntasks + task) * W + j]);
       op.project(acc, L.out, out_off + (j0 + j) * L.out_strides[0]);
     }
   }
@@ -396,8 +400,8 @@ void reduce_cpu(const ReduceLoop& L, const Op& op) {
       output_offsets(L, o, in_off, out_off);
       parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
         for (int64_t c = b; c < e; ++c)
-          partial[c] = reduce_range<T>(op, L, L.in + in_off, c * per,
-                                       std::min(L.red_numel, (c + 1) * per));
+          partial[c] =
+              reduce_range<T>(op, L, L.in + in_off, c * per, std::min(L.red_numel, (c + 1) * per));
       });
       A acc = partial[0];
       for (int64_t c = 1; c < chunks; ++c) acc = op.combine(acc, partial[c]);
@@ -405,14 +409,14 @@ void reduce_cpu(const ReduceLoop& L, const Op& op) {
     }
     return;
   }
-  parallel_for(0, L.out_numel, std::max<int64_t>(1, kReduceGrain / L.red_numel),
-               [&](int64_t b, int64_t e) {
-                 for (int64_t o = b; o < e; ++o) {
-                   int64_t in_off, out_off;
-                   output_offsets(L, o, in_off, out_off);
-                   op.project(reduce_range<T>(op, L, L.in + in_off, 0, L.red_numel), L.out, out_off);
-                 }
-               });
+  parallel_for(
+      0, L.out_numel, std::max<int64_t>(1, kReduceGrain / L.red_numel), [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o) {
+          int64_t in_off, out_off;
+          output_offsets(L, o, in_off, out_off);
+          op.project(reduce_range<T>(op, L, L.in + in_off, 0, L.red_numel), L.out, out_off);
+        }
+      });
 }
 
 }  // namespace ember::kernels

@@ -224,8 +224,8 @@ void run_cublas(ScalarType dtype, const GemmParams& p, const CublasView& va, con
 #endif
 }
 
-// The `mm`/`bmm` slot (kernels/common/gemm_params.h): any strides in, cuBLAS on the layouts it reads
-// directly, dense copies for the rest.
+// The `mm`/`bmm` slot (kernels/common/gemm_params.h): any strides in, cuBLAS on the layouts it
+// reads directly, dense copies for the rest.
 void cuda_gemm(ScalarType dtype, const GemmParams& params) {
   if (params.batch == 0 || params.m == 0 || params.n == 0) return;
   if (params.k == 0) {

@@ -1,7 +1,7 @@
 // Matrix products: mm, mm_out, bmm, matmul, mv, dot, outer, addmm, baddbmm and their Tensor
 // methods. Every product becomes GEMM calls described by data pointers and strides
-// (kernels/common/gemm_params.h), so transposed, sliced and broadcast operands reach the BLAS without
-// copies, and matmul's broadcast batch dims are walked in place rather than materialised.
+// (kernels/common/gemm_params.h), so transposed, sliced and broadcast operands reach the BLAS
+// without copies, and matmul's broadcast batch dims are walked in place rather than materialised.
 #include <string>
 
 #include "ember/ops/elementwise.h"

@@ -29,71 +29,88 @@ IntArrayRef dims(const GoldenCase& c) { return c.int_lists.at(0); }
 
 const std::map<std::string, Runner>& runners() {
   static const std::map<std::string, Runner> table = {
-      {"sum", [](const GoldenCase& c) -> Outs {
+      {"sum",
+       [](const GoldenCase& c) -> Outs {
          return {c.int_lists.empty() ? sum(c.arg(0)) : sum(c.arg(0), dims(c), keepdim(c))};
        }},
-      {"mean", [](const GoldenCase& c) -> Outs {
+      {"mean",
+       [](const GoldenCase& c) -> Outs {
          return {c.int_lists.empty() ? mean(c.arg(0)) : mean(c.arg(0), dims(c), keepdim(c))};
        }},
-      {"prod", [](const GoldenCase& c) -> Outs {
+      {"prod",
+       [](const GoldenCase& c) -> Outs {
          return {c.ints.empty() ? prod(c.arg(0)) : prod(c.arg(0), c.ints[0], keepdim(c))};
        }},
-      {"max", [](const GoldenCase& c) -> Outs {
+      {"max",
+       [](const GoldenCase& c) -> Outs {
          return c.ints.empty() ? Outs{max(c.arg(0))} : two(max(c.arg(0), c.ints[0], keepdim(c)));
        }},
-      {"min", [](const GoldenCase& c) -> Outs {
+      {"min",
+       [](const GoldenCase& c) -> Outs {
          return c.ints.empty() ? Outs{min(c.arg(0))} : two(min(c.arg(0), c.ints[0], keepdim(c)));
        }},
-      {"amax", [](const GoldenCase& c) -> Outs {
+      {"amax",
+       [](const GoldenCase& c) -> Outs {
          return {c.int_lists.empty() ? amax(c.arg(0)) : amax(c.arg(0), dims(c), keepdim(c))};
        }},
-      {"amin", [](const GoldenCase& c) -> Outs {
+      {"amin",
+       [](const GoldenCase& c) -> Outs {
          return {c.int_lists.empty() ? amin(c.arg(0)) : amin(c.arg(0), dims(c), keepdim(c))};
        }},
-      {"argmax", [](const GoldenCase& c) -> Outs {
+      {"argmax",
+       [](const GoldenCase& c) -> Outs {
          return {c.ints.empty() ? argmax(c.arg(0)) : argmax(c.arg(0), c.ints[0], keepdim(c))};
        }},
-      {"argmin", [](const GoldenCase& c) -> Outs {
+      {"argmin",
+       [](const GoldenCase& c) -> Outs {
          return {c.ints.empty() ? argmin(c.arg(0)) : argmin(c.arg(0), c.ints[0], keepdim(c))};
        }},
-      {"var", [](const GoldenCase& c) -> Outs {
+      {"var",
+       [](const GoldenCase& c) -> Outs {
          std::optional<IntArrayRef> d;
          if (!c.int_lists.empty()) d = dims(c);
          return {var(c.arg(0), d, c.scalars.at(0), keepdim(c))};
        }},
-      {"std", [](const GoldenCase& c) -> Outs {
+      {"std",
+       [](const GoldenCase& c) -> Outs {
          std::optional<IntArrayRef> d;
          if (!c.int_lists.empty()) d = dims(c);
          return {ember::std(c.arg(0), d, c.scalars.at(0), keepdim(c))};
        }},
-      {"norm", [](const GoldenCase& c) -> Outs {
+      {"norm",
+       [](const GoldenCase& c) -> Outs {
          const Scalar& p = c.scalar_args.at(0);
          return {c.int_lists.empty() ? norm(c.arg(0), p) : norm(c.arg(0), p, dims(c), keepdim(c))};
        }},
-      {"logsumexp", [](const GoldenCase& c) -> Outs {
-         return {logsumexp(c.arg(0), dims(c), keepdim(c))};
-       }},
+      {"logsumexp",
+       [](const GoldenCase& c) -> Outs { return {logsumexp(c.arg(0), dims(c), keepdim(c))}; }},
       {"softmax", [](const GoldenCase& c) -> Outs { return {softmax(c.arg(0), c.ints.at(0))}; }},
       {"log_softmax",
        [](const GoldenCase& c) -> Outs { return {log_softmax(c.arg(0), c.ints.at(0))}; }},
       {"cumsum", [](const GoldenCase& c) -> Outs { return {cumsum(c.arg(0), c.ints.at(0))}; }},
       {"cumprod", [](const GoldenCase& c) -> Outs { return {cumprod(c.arg(0), c.ints.at(0))}; }},
-      {"all", [](const GoldenCase& c) -> Outs {
+      {"all",
+       [](const GoldenCase& c) -> Outs {
          return {c.ints.empty() ? all(c.arg(0)) : all(c.arg(0), c.ints[0], keepdim(c))};
        }},
-      {"any", [](const GoldenCase& c) -> Outs {
+      {"any",
+       [](const GoldenCase& c) -> Outs {
          return {c.ints.empty() ? any(c.arg(0)) : any(c.arg(0), c.ints[0], keepdim(c))};
        }},
-      {"topk", [](const GoldenCase& c) -> Outs {
+      {"topk",
+       [](const GoldenCase& c) -> Outs {
          return two(topk(c.arg(0), c.ints.at(0), c.ints.at(1), !c.has_flag("smallest")));
        }},
-      {"sort", [](const GoldenCase& c) -> Outs {
+      {"sort",
+       [](const GoldenCase& c) -> Outs {
          return two(sort(c.arg(0), c.ints.at(0), c.has_flag("descending")));
        }},
-      {"argsort", [](const GoldenCase& c) -> Outs {
+      {"argsort",
+       [](const GoldenCase& c) -> Outs {
          return {argsort(c.arg(0), c.ints.at(0), c.has_flag("descending"))};
        }},
-      {"median", [](const GoldenCase& c) -> Outs {
+      {"median",
+       [](const GoldenCase& c) -> Outs {
          return c.ints.empty() ? Outs{median(c.arg(0))}
                                : two(median(c.arg(0), c.ints[0], keepdim(c)));
        }},
@@ -165,13 +182,16 @@ void expect_error(F&& f, std::initializer_list<const char*> parts) {
     ADD_FAILURE() << "expected an error mentioning " << *parts.begin();
   } catch (const E& e) {
     const std::string msg = e.what();
-    for (const char* p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
+    for (const char* p : parts)
+      EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
   } catch (const std::exception& e) {
     ADD_FAILURE() << "wrong exception type: " << e.what();
   }
 }
 
-std::vector<int64_t> shape_of(const Tensor& t) { return std::vector<int64_t>(t.sizes().begin(), t.sizes().end()); }
+std::vector<int64_t> shape_of(const Tensor& t) {
+  return std::vector<int64_t>(t.sizes().begin(), t.sizes().end());
+}
 
 std::vector<double> values_of(const Tensor& t) {
   Tensor c = t.to(kDouble).contiguous();
@@ -212,8 +232,10 @@ void expect_values_near(const Tensor& actual, const std::vector<double>& expecte
   int bad = 0;
   for (size_t i = 0; i < a.size(); ++i) {
     const double e = expected[i];
-    const bool ok = std::isnan(e) ? std::isnan(a[i]) : std::abs(a[i] - e) <= rtol * (1 + std::abs(e));
-    if (!ok && bad++ < 3) ADD_FAILURE() << what << ": element " << i << " is " << a[i] << ", expected " << e;
+    const bool ok =
+        std::isnan(e) ? std::isnan(a[i]) : std::abs(a[i] - e) <= rtol * (1 + std::abs(e));
+    if (!ok && bad++ < 3)
+      ADD_FAILURE() << what << ": element " << i << " is " << a[i] << ", expected " << e;
   }
 }
 
@@ -263,7 +285,8 @@ TEST(ReductionLoops, SumOverEveryDimComboOfContiguousAndPermutedInputs) {
     for (const Tensor& x : {base, base.permute({2, 0, 1}), base.transpose(0, 2),
                             base.slice(2, 1, 300, 3), base.select(1, 5).unsqueeze(1)}) {
       for (const auto& d : combos) {
-        SCOPED_TRACE(::testing::PrintToString(shape_of(x)) + " dims " + ::testing::PrintToString(d));
+        SCOPED_TRACE(::testing::PrintToString(shape_of(x)) + " dims " +
+                     ::testing::PrintToString(d));
         expect_sum_near(x.sum(d), x, d, "sum");
         expect_values_near(x.amax(d), reference(x, d, -INFINITY, kMax), 0, "amax");
       }
@@ -305,7 +328,9 @@ TEST(ReductionLoops, LargeFullReductionsMatchFloat64) {
     expect_sum_near(x.sum(), x, {}, "sum");
     expect_sum_near(x.sum({1}), x, {1}, "sum rows");
     expect_sum_near(x.t().sum({0}), x, {1}, "sum rows, transposed");
-    expect_values_near(x.amin(), reference(x, {}, INFINITY, [](double a, double v) { return std::min(a, v); }), 0, "amin");
+    expect_values_near(
+        x.amin(), reference(x, {}, INFINITY, [](double a, double v) { return std::min(a, v); }), 0,
+        "amin");
     std::vector<double> sq = reference(x, {}, 0, [](double a, double v) { return a + v * v; });
     expect_values_near(x.norm(), {std::sqrt(sq[0])}, 1e-5, "norm");
   });
@@ -324,7 +349,8 @@ TEST(ReductionShapes, KeepdimKeepsReducedDimsAsOne) {
   EXPECT_EQ(shape_of(x.amax({}, true)), (std::vector<int64_t>{1, 1, 1}));
   EXPECT_EQ(shape_of(std::get<1>(x.max(-2, true))), (std::vector<int64_t>{2, 1, 4}));
   EXPECT_EQ(shape_of(x.argmax(std::nullopt, true)), (std::vector<int64_t>{1, 1, 1}));
-  EXPECT_EQ(shape_of(x.var(std::optional<IntArrayRef>(IntArrayRef{1}), 1.0, true)), (std::vector<int64_t>{2, 1, 4}));
+  EXPECT_EQ(shape_of(x.var(std::optional<IntArrayRef>(IntArrayRef{1}), 1.0, true)),
+            (std::vector<int64_t>{2, 1, 4}));
   EXPECT_EQ(shape_of(x.norm(2, {0, 1}, true)), (std::vector<int64_t>{1, 1, 4}));
   EXPECT_EQ(shape_of(x.logsumexp({2}, true)), (std::vector<int64_t>{2, 3, 1}));
   EXPECT_EQ(shape_of(std::get<0>(x.median(1, true))), (std::vector<int64_t>{2, 1, 4}));
@@ -361,7 +387,8 @@ TEST(ReductionEmpty, IdentitiesOfSumProdAllAnyAndNanOfMeanVar) {
   EXPECT_FALSE(e.any().item<bool>());
   EXPECT_EQ(values_of(e.all(0)), (std::vector<double>{1, 1, 1}));
   for (double v : values_of(e.mean({0}))) EXPECT_TRUE(std::isnan(v));
-  for (double v : values_of(e.var(std::optional<IntArrayRef>(IntArrayRef{0})))) EXPECT_TRUE(std::isnan(v));
+  for (double v : values_of(e.var(std::optional<IntArrayRef>(IntArrayRef{0}))))
+    EXPECT_TRUE(std::isnan(v));
   EXPECT_TRUE(std::isnan(e.mean().item<double>()));
   EXPECT_EQ(values_of(e.norm(-INFINITY, {0})), (std::vector<double>{0, 0, 0}));
   EXPECT_EQ(values_of(e.logsumexp({0})), (std::vector<double>{-INFINITY, -INFINITY, -INFINITY}));
@@ -404,7 +431,9 @@ TEST(ReductionDtypes, IntegerAndBoolSumsAccumulateInInt64) {
   // int64 overflow wraps around, as in PyTorch.
   EXPECT_EQ(full({64}, 2, kLong).prod().item<int64_t>(), 0);
   EXPECT_EQ(full({63}, 2, kLong).prod().item<int64_t>(), std::numeric_limits<int64_t>::min());
-  EXPECT_EQ(full({2}, std::numeric_limits<int64_t>::max(), kLong).cumsum(0).view({2})[1].item<int64_t>(), -2);
+  EXPECT_EQ(
+      full({2}, std::numeric_limits<int64_t>::max(), kLong).cumsum(0).view({2})[1].item<int64_t>(),
+      -2);
   Tensor s32 = ones({3}, kInt).sum(kInt);
   EXPECT_EQ(s32.dtype(), kInt);
   EXPECT_EQ(s32.item<int64_t>(), 3);
@@ -431,7 +460,8 @@ TEST(ReductionDtypes, FloatSumsKeepTheDtypeAndDtypeArgumentConverts) {
   EXPECT_EQ(as_int.item<int64_t>(), 2);
   EXPECT_EQ(x.mean(kDouble).dtype(), kDouble);
   EXPECT_EQ(arange(6).mean(kFloat).item<double>(), 2.5);
-  Tensor h = full({4096}, 1.0, kHalf);  // 4096 is exact in half; a half accumulator would stall at 2048
+  Tensor h =
+      full({4096}, 1.0, kHalf);  // 4096 is exact in half; a half accumulator would stall at 2048
   EXPECT_EQ(h.sum().item<double>(), 4096.0);
   EXPECT_EQ(h.to(kBFloat16).sum({0}).item<double>(), 4096.0);
 }
@@ -455,7 +485,10 @@ TEST(ReductionDtypes, FloatOnlyOpsRejectIntegersNamingOpAndDtype) {
   // ...but converting inputs are fine.
   EXPECT_NEAR(i.softmax(0, kDouble).sum().item<double>(), 1.0, 1e-12);
   EXPECT_EQ(i.logsumexp({0}).dtype(), kFloat);
-  EXPECT_NEAR(i.logsumexp({0}).item<double>(), std::log(std::exp(0.0) + std::exp(1.0) + std::exp(2.0) + std::exp(3.0) + std::exp(4.0) + std::exp(5.0)), 1e-5);
+  EXPECT_NEAR(i.logsumexp({0}).item<double>(),
+              std::log(std::exp(0.0) + std::exp(1.0) + std::exp(2.0) + std::exp(3.0) +
+                       std::exp(4.0) + std::exp(5.0)),
+              1e-5);
 }
 
 TEST(ReductionDtypes, AllAnyGiveBoolExceptUint8) {
@@ -522,7 +555,8 @@ TEST(ReductionNan, ArgmaxTiesPickTheFirstIndexEvenWhenSplitOverThreads) {
   EXPECT_EQ(values_of(ties.argmin(1)), (std::vector<double>{1, 0}));
   // Column-tile path: ties down a column keep the first row.
   Tensor cols = zeros({100, 40});
-  for (int j = 0; j < 40; ++j) cols.data_ptr<float>()[60 * 40 + j] = cols.data_ptr<float>()[30 * 40 + j] = 1.0f;
+  for (int j = 0; j < 40; ++j)
+    cols.data_ptr<float>()[60 * 40 + j] = cols.data_ptr<float>()[30 * 40 + j] = 1.0f;
   for (double v : values_of(cols.argmax(0))) EXPECT_EQ(v, 30);
 }
 
@@ -566,11 +600,14 @@ TEST(ReductionStats, VarianceIsAccurateFarFromZero) {
     std::vector<double> ref_var(3, 0);
     for (int r = 0; r < 3; ++r) {
       double m = ref_mean[r] / 20000;
-      for (int k = 0; k < 20000; ++k) ref_var[r] += (x64[r * 20000 + k] - m) * (x64[r * 20000 + k] - m);
+      for (int k = 0; k < 20000; ++k)
+        ref_var[r] += (x64[r * 20000 + k] - m) * (x64[r * 20000 + k] - m);
       ref_var[r] /= 19999;
     }
-    expect_values_near(y.var(std::optional<IntArrayRef>(IntArrayRef{1})), ref_var, 1e-5, "var rows");
-    expect_values_near(y.t().var(std::optional<IntArrayRef>(IntArrayRef{0})), ref_var, 1e-5, "var columns");
+    expect_values_near(y.var(std::optional<IntArrayRef>(IntArrayRef{1})), ref_var, 1e-5,
+                       "var rows");
+    expect_values_near(y.t().var(std::optional<IntArrayRef>(IntArrayRef{0})), ref_var, 1e-5,
+                       "var columns");
   });
 }
 
@@ -603,7 +640,8 @@ TEST(ReductionStats, NormsOfEveryP) {
 }
 
 TEST(ReductionStats, LogsumexpIsStableAndHandlesInfiniteRows) {
-  Tensor x = tensor({{1000.0, 1000.0}, {-INFINITY, -INFINITY}, {INFINITY, 1.0}, {NAN, 0.0}, {-1e30, 0.0}});
+  Tensor x =
+      tensor({{1000.0, 1000.0}, {-INFINITY, -INFINITY}, {INFINITY, 1.0}, {NAN, 0.0}, {-1e30, 0.0}});
   std::vector<double> r = values_of(x.logsumexp({1}));
   EXPECT_NEAR(r[0], 1000.0 + std::log(2.0), 1e-3);
   EXPECT_EQ(r[1], -INFINITY);
@@ -614,7 +652,8 @@ TEST(ReductionStats, LogsumexpIsStableAndHandlesInfiniteRows) {
 }
 
 TEST(ReductionSoftmax, RowsAndColumnsMatchFloat64) {
-  for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{{5, 1000}, {3, 37}, {7, 70, 3}, {4, 9, 130}}) {
+  for (const std::vector<int64_t>& shape :
+       std::vector<std::vector<int64_t>>{{5, 1000}, {3, 37}, {7, 70, 3}, {4, 9, 130}}) {
     Tensor x = sample(shape, 11) * 10.0;
     for (int64_t d = 0; d < x.dim(); ++d) {
       SCOPED_TRACE(::testing::PrintToString(shape) + " dim " + std::to_string(d));
@@ -624,13 +663,15 @@ TEST(ReductionSoftmax, RowsAndColumnsMatchFloat64) {
       Tensor ref = e / e.sum({d}, true);
       EXPECT_TRUE(allclose(x.softmax(d).to(kDouble), ref, 1e-5, 1e-7));
       EXPECT_TRUE(allclose(x.log_softmax(d).to(kDouble), ref.log(), 1e-5, 1e-5));
-      EXPECT_TRUE(allclose(x.transpose(0, d).softmax(0).to(kDouble), ref.transpose(0, d), 1e-5, 1e-7));
+      EXPECT_TRUE(
+          allclose(x.transpose(0, d).softmax(0).to(kDouble), ref.transpose(0, d), 1e-5, 1e-7));
     }
   }
 }
 
 TEST(ReductionSoftmax, ExtremeValues) {
-  Tensor x = tensor({{1000.0, 1001.0, -INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, {-100.0, 0.0, -90.0}});
+  Tensor x = tensor(
+      {{1000.0, 1001.0, -INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, {-100.0, 0.0, -90.0}});
   std::vector<double> s = values_of(x.softmax(1));
   EXPECT_NEAR(s[0], 1 / (1 + std::exp(1.0)), 1e-6);
   EXPECT_EQ(s[2], 0.0);
@@ -648,7 +689,8 @@ TEST(ReductionScan, CumsumAndCumprodAlongEachDim) {
     Tensor c = x.cumsum(d);
     Tensor c64 = x.to(kDouble).cumsum(d);
     // The last slice along d is the sum over d.
-    EXPECT_TRUE(allclose(c.select(d, x.size(d) - 1).to(kDouble), x.to(kDouble).sum({d}), 1e-5, 1e-5));
+    EXPECT_TRUE(
+        allclose(c.select(d, x.size(d) - 1).to(kDouble), x.to(kDouble).sum({d}), 1e-5, 1e-5));
     EXPECT_TRUE(allclose(c.to(kDouble), c64, 1e-5, 1e-5));
     EXPECT_TRUE(allclose(x.transpose(0, d).cumsum(0), c.transpose(0, d), 1e-6, 1e-6));
   }
@@ -670,7 +712,8 @@ TEST(ReductionSort, LongRowsAndColumnsAreSorted) {
     }
     Tensor diffs = v.narrow(d, 1, v.size(d) - 1) - v.narrow(d, 0, v.size(d) - 1);
     EXPECT_GE(diffs.amin().item<double>(), 0.0);
-    EXPECT_TRUE(equal(std::get<0>(i.sort(d)), d == 1 ? arange(500).expand({3, 500}) : arange(3).unsqueeze(1).expand({3, 500})));
+    EXPECT_TRUE(equal(std::get<0>(i.sort(d)), d == 1 ? arange(500).expand({3, 500})
+                                                     : arange(3).unsqueeze(1).expand({3, 500})));
     auto [tv, ti] = x.topk(3, d);
     EXPECT_TRUE(equal(tv, std::get<0>(x.sort(d, true)).narrow(d, 0, 3)));
   }
@@ -689,7 +732,8 @@ TEST(ReductionErrors, BadDimsAreIndexErrorsNamingTheOp) {
   expect_error<IndexError>([&] { x.cumsum(-3); }, {"cumsum", "-3"});
   expect_error<IndexError>([&] { x.sort(3); }, {"sort", "3"});
   expect_error<IndexError>([&] { x.median(4); }, {"median", "4"});
-  expect_error<IndexError>([&] { x.var(std::optional<IntArrayRef>(IntArrayRef{5})); }, {"var", "5"});
+  expect_error<IndexError>([&] { x.var(std::optional<IntArrayRef>(IntArrayRef{5})); },
+                           {"var", "5"});
   expect_error<IndexError>([&] { x.logsumexp({7}); }, {"logsumexp", "7"});
   expect_error<IndexError>([&] { x.prod(9); }, {"prod", "9"});
   expect_error<IndexError>([&] { x.all(2); }, {"all", "2"});
@@ -704,7 +748,11 @@ TEST(ReductionErrors, RepeatedDimsAndBadK) {
   expect_error<Error>([&] { x.amax({0, -2}); }, {"amax", "dim 0 appears multiple times"});
   expect_error<Error>([&] { x.norm(2, {0, 0}); }, {"norm", "appears multiple times"});
   expect_error<Error>([&] { x.logsumexp({0, 0}); }, {"logsumexp", "appears multiple times"});
-  expect_error<Error>([&] { count_nonzero(x, {0, 0}); }, {"count_nonzero", "appears multiple times"});
+  expect_error<Error>(
+      [&] {
+        count_nonzero(x, {0, 0});
+      },
+      {"count_nonzero", "appears multiple times"});
   expect_error<Error>([&] { x.topk(4); }, {"topk", "k = 4", "size 3"});
   expect_error<Error>([&] { x.topk(-1); }, {"topk", "k = -1"});
 }
