@@ -75,3 +75,15 @@ TEST(TypePromotion, BoolSubtractionIsRejectedWithAHint) {
     EXPECT_NE(std::string(e.what()).find("logical_xor"), std::string::npos) << e.what();
   }
 }
+
+TEST(TypePromotion, FloatAlphaIsRejectedForIntegerOperands) {
+  Tensor i = tensor({1, 2});
+  try {
+    (void)add(i, i, 0.5);
+    FAIL() << "add accepted a float alpha for int64 tensors";
+  } catch (const TypeError& e) {
+    EXPECT_NE(std::string(e.what()).find("alpha"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(add(i, i, 2)[1].item<int64_t>(), 6);
+  EXPECT_FLOAT_EQ(add(i.to(kFloat), i, 0.5)[1].item<float>(), 3.0f);
+}
