@@ -1,6 +1,10 @@
 // The one header users include: tensors, ops and (as they land) autograd, nn, optim and data.
 #pragma once
 
+#include "ember/autograd/anomaly_mode.h"
+#include "ember/autograd/autograd.h"
+#include "ember/autograd/grad_mode.h"
+#include "ember/autograd/gradcheck.h"
 #include "ember/core/device.h"
 #include "ember/core/error.h"
 #include "ember/core/generator.h"

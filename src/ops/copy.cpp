@@ -3,6 +3,7 @@
 
 #include "ember/ops/factory.h"
 #include "ember/ops/shape.h"
+#include "src/autograd/derivatives/copy.h"
 #include "src/ops/op_common.h"
 
 namespace ember {
@@ -21,6 +22,9 @@ void copy_same_device(const Tensor& dst, const Tensor& src) {
 const Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) const {
   check_defined(*this, "copy_");
   check_defined(src, "copy_", "src");
+  autograd::InplaceRecording rec("copy_", *this, src);
+  autograd::Edges edges;
+  if (rec) edges = autograd::edges_of(*this, src);
   EMBER_CHECK(
       src.dim() <= dim() && broadcast_shape(sizes(), src.sizes(), "copy_") == DimVector(sizes()),
       "copy_: the source of shape {} cannot be broadcast to the destination shape {}", src.sizes(),
@@ -38,6 +42,7 @@ const Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) const {
     if (!staging.is_same(*this)) copy_same_device(*this, staging);
   }
   bump_version(*this);
+  if (rec) autograd::derivatives::copy_(*this, src, std::move(edges));
   return *this;
 }
 
@@ -71,19 +76,25 @@ Tensor Tensor::contiguous() const {
 
 Tensor Tensor::clone() const {
   check_defined(*this, "clone");
+  autograd::OpRecording rec(*this);
   Tensor out = empty(sizes(), options());
   copy_same_device(out, *this);
+  if (rec) autograd::derivatives::clone(out, *this);
   return out;
 }
 
 const Tensor& Tensor::fill_(const Scalar& value) const {
   check_defined(*this, "fill_");
+  autograd::InplaceRecording rec("fill_", *this);
+  autograd::Edges edges;
+  if (rec) edges = autograd::edges_of(*this);
   OpScalars s;
   s.s[0] = value.toDouble();
   s.i[0] = value.toLong();
   s.is_integral = !value.isFloatingPoint();
   run_elementwise(OpId::fill, *this, {}, dtype(), s);
   bump_version(*this);
+  if (rec) autograd::derivatives::fill_(*this, Tensor(), std::move(edges));
   return *this;
 }
 const Tensor& Tensor::fill_(const Tensor& value) const {
@@ -91,7 +102,12 @@ const Tensor& Tensor::fill_(const Tensor& value) const {
   EMBER_CHECK(value.dim() == 0,
               "fill_: only supports 0-dimension value tensor but got tensor with {} dimensions",
               value.dim());
-  return fill_(value.item());
+  autograd::InplaceRecording rec("fill_", *this, value);
+  autograd::Edges edges;
+  if (rec) edges = autograd::edges_of(*this, value);
+  fill_(value.item());
+  if (rec) autograd::derivatives::fill_(*this, value, std::move(edges));
+  return *this;
 }
 const Tensor& Tensor::zero_() const { return fill_(0); }
 

@@ -2,6 +2,7 @@
 
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
+#include "src/autograd/derivatives/elementwise.h"
 
 namespace ember {
 
@@ -55,8 +56,15 @@ Tensor finish(OpId op, const Tensor* out, IntArrayRef shape, ScalarType out_dtyp
 }
 }  // namespace
 
+namespace {
+bool operand_requires_grad(const Operand& o) { return o.tensor && autograd::requires_grad_arg(*o.tensor); }
+}  // namespace
+
 Tensor unary_op(OpId op, UnaryPolicy policy, const Tensor& self, const OpScalars& s,
                 const Tensor* out) {
+  if (EMBER_UNLIKELY(autograd::needs_grad(self)))
+    return autograd::elementwise_with_grad(op, {Operand(self)}, s, out,
+                                           [&] { return unary_op(op, policy, self, s, out); });
   const char* name = op_name(op);
   check_defined(self, name);
   ScalarType compute = self.dtype();
@@ -75,6 +83,10 @@ Tensor unary_op(OpId op, UnaryPolicy policy, const Tensor& self, const OpScalars
 
 Tensor binary_op(OpId op, BinaryPolicy policy, Operand a, Operand b, const OpScalars& s,
                  const Tensor* out) {
+  if (EMBER_UNLIKELY(autograd::tls_grad_enabled &&
+                     (operand_requires_grad(a) || operand_requires_grad(b))))
+    return autograd::elementwise_with_grad(op, {a, b}, s, out,
+                                           [&] { return binary_op(op, policy, a, b, s, out); });
   const char* name = op_name(op);
   EMBER_CHECK(a.tensor || b.tensor, "{}: expected at least one tensor operand", name);
   if (a.tensor) check_defined(*a.tensor, name, "self");
@@ -105,6 +117,10 @@ Tensor binary_op(OpId op, BinaryPolicy policy, Operand a, Operand b, const OpSca
 
 Tensor ternary_op(OpId op, const Tensor& a, const Tensor& b, const Tensor& c, const OpScalars& s,
                   const Tensor* out, std::optional<ScalarType> compute_opt, bool float_only) {
+  if (EMBER_UNLIKELY(autograd::needs_grad(a, b, c)))
+    return autograd::elementwise_with_grad(op, {Operand(a), Operand(b), Operand(c)}, s, out, [&] {
+      return ternary_op(op, a, b, c, s, out, compute_opt, float_only);
+    });
   const char* name = op_name(op);
   check_defined(a, name, "self");
   check_defined(b, name, "tensor1");

@@ -6,6 +6,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/shape.h"
+#include "src/autograd/derivatives/reduction.h"
 #include "src/ops/reduction_common.h"
 
 namespace ember {
@@ -90,11 +91,19 @@ DimMask single_dim_mask(const Tensor& self, int64_t dim, const char* name) {
 
 Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
   check_defined(self, "sum");
-  return sum_or_prod(OpId::sum, self, all_dims_mask(self.dim()), false, dtype);
+  autograd::OpRecording rec(self);
+  const DimMask mask = all_dims_mask(self.dim());
+  Tensor r = sum_or_prod(OpId::sum, self, mask, false, dtype);
+  if (rec) autograd::derivatives::sum(r, self, mask, false);
+  return r;
 }
 Tensor sum(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_defined(self, "sum");
-  return sum_or_prod(OpId::sum, self, make_dim_mask(dim, self.dim(), "sum"), keepdim, dtype);
+  autograd::OpRecording rec(self);
+  const DimMask mask = make_dim_mask(dim, self.dim(), "sum");
+  Tensor r = sum_or_prod(OpId::sum, self, mask, keepdim, dtype);
+  if (rec) autograd::derivatives::sum(r, self, mask, keepdim);
+  return r;
 }
 
 Tensor mean(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
@@ -108,13 +117,16 @@ Tensor mean(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<Sca
                    "dtype, got {}. Hint: pass dtype=ember::kFloat or convert with "
                    ".to(ember::kFloat)",
                    self.dtype());
+  autograd::OpRecording rec(self);
   const DimMask mask = make_dim_mask(dim, self.dim(), "mean");
   const ScalarType out_dtype = dtype ? *dtype : self.dtype();
   // 16-bit floats: sum into float32, divide, round once (as PyTorch's float accumulation).
   const ScalarType compute = is_reduced_float(out_dtype) ? kFloat : out_dtype;
   Tensor s = sum_or_prod(OpId::sum, self, mask, keepdim, compute);
   s.div_(static_cast<double>(reduced_numel(self.sizes(), mask)));  // 0 elements: 0/0 = nan
-  return cast_to(s, out_dtype);
+  Tensor r = cast_to(s, out_dtype);
+  if (rec) autograd::derivatives::mean(r, self, mask, keepdim);
+  return r;
 }
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
   check_defined(self, "mean");

@@ -4,6 +4,7 @@
 
 #include "ember/ops/factory.h"
 #include "ember/ops/shape.h"
+#include "src/autograd/derivatives/view.h"
 #include "src/ops/op_common.h"
 
 namespace ember {
@@ -11,8 +12,20 @@ namespace ember {
 namespace {
 Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   TensorImpl* impl = self.unsafeGetTensorImpl();
-  return Tensor(make_intrusive<TensorImpl>(impl->storage(), impl->dtype(), sizes, strides, offset));
+  auto view = make_intrusive<TensorImpl>(impl->storage(), impl->dtype(), sizes, strides, offset);
+  // Autograd needs the base of every view, so an in-place op on the view can rewrite the base's
+  // history; a view of a view shares the first one's base.
+  view->set_view_base(intrusive_ptr<TensorImpl>(impl->is_view() ? impl->view_base() : impl));
+  return Tensor(std::move(view));
 }
+
+// Records `r` (a view of self) with `derive` when self requires grad.
+template <class Derive>
+Tensor recorded(Tensor r, const Tensor& self, Derive derive) {
+  if (EMBER_UNLIKELY(autograd::needs_grad(self))) derive(r);
+  return r;
+}
+namespace dv = autograd::derivatives;
 
 // Resolves one -1 in `shape` against numel; Error naming the op when impossible.
 DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
@@ -84,14 +97,17 @@ Tensor view(const Tensor& self, IntArrayRef size) {
               "one dimension spans across two contiguous subspaces): sizes {} strides {} to {}. "
               "Hint: use .reshape(...) instead",
               self.sizes(), self.strides(), shape);
-  return make_view(self, shape, *strides, self.storage_offset());
+  return recorded(make_view(self, shape, *strides, self.storage_offset()), self,
+                  [&](const Tensor& r) { dv::reshape_alias("ViewBackward0", r, self); });
 }
 
 Tensor reshape(const Tensor& self, IntArrayRef shape) {
   check_defined(self, "reshape");
   DimVector s = infer_size(shape, self.numel(), "reshape");
   auto strides = view_strides(self.sizes(), self.strides(), s);
-  if (strides) return make_view(self, s, *strides, self.storage_offset());
+  if (strides)
+    return recorded(make_view(self, s, *strides, self.storage_offset()), self,
+                    [&](const Tensor& r) { dv::reshape_alias("ViewBackward0", r, self); });
   return self.clone().view(s);
 }
 
@@ -130,18 +146,20 @@ Tensor squeeze(const Tensor& self) {
       sizes.push_back(self.size(d));
       strides.push_back(self.stride(d));
     }
-  return make_view(self, sizes, strides, self.storage_offset());
+  return recorded(make_view(self, sizes, strides, self.storage_offset()), self,
+                  [&](const Tensor& r) { dv::reshape_alias("SqueezeBackward0", r, self); });
 }
 
 Tensor squeeze(const Tensor& self, int64_t dim) {
   check_defined(self, "squeeze");
   int64_t d = wrap_dim(dim, self.dim(), "squeeze");
-  if (self.dim() == 0 || self.size(d) != 1)
-    return make_view(self, self.sizes(), self.strides(), self.storage_offset());
   DimVector sizes(self.sizes()), strides(self.strides());
-  sizes.erase(sizes.begin() + d);
-  strides.erase(strides.begin() + d);
-  return make_view(self, sizes, strides, self.storage_offset());
+  if (self.dim() != 0 && self.size(d) == 1) {
+    sizes.erase(sizes.begin() + d);
+    strides.erase(strides.begin() + d);
+  }
+  return recorded(make_view(self, sizes, strides, self.storage_offset()), self,
+                  [&](const Tensor& r) { dv::reshape_alias("SqueezeBackward1", r, self); });
 }
 
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
@@ -151,7 +169,8 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
   int64_t new_stride = d < self.dim() ? self.size(d) * self.stride(d) : 1;
   sizes.insert(sizes.begin() + d, 1);
   strides.insert(strides.begin() + d, new_stride);
-  return make_view(self, sizes, strides, self.storage_offset());
+  return recorded(make_view(self, sizes, strides, self.storage_offset()), self,
+                  [&](const Tensor& r) { dv::reshape_alias("UnsqueezeBackward0", r, self); });
 }
 
 Tensor permute(const Tensor& self, IntArrayRef dims) {
@@ -169,26 +188,31 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
     sizes[i] = self.size(d);
     strides[i] = self.stride(d);
   }
-  return make_view(self, sizes, strides, self.storage_offset());
+  return recorded(make_view(self, sizes, strides, self.storage_offset()), self,
+                  [&](const Tensor& r) { dv::permute(r, self, dims); });
 }
 
 Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
   check_defined(self, "transpose");
-  if (self.dim() == 0) return make_view(self, {}, {}, self.storage_offset());
+  if (self.dim() == 0)
+    return recorded(make_view(self, {}, {}, self.storage_offset()), self,
+                    [&](const Tensor& r) { dv::reshape_alias("TransposeBackward0", r, self); });
   int64_t a = wrap_dim(dim0, self.dim(), "transpose");
   int64_t b = wrap_dim(dim1, self.dim(), "transpose");
   DimVector sizes(self.sizes()), strides(self.strides());
   std::swap(sizes[a], sizes[b]);
   std::swap(strides[a], strides[b]);
-  return make_view(self, sizes, strides, self.storage_offset());
+  return recorded(make_view(self, sizes, strides, self.storage_offset()), self,
+                  [&](const Tensor& r) { dv::transpose(r, self, a, b); });
 }
 
 Tensor t(const Tensor& self) {
   check_defined(self, "t");
   EMBER_CHECK(self.dim() <= 2, "t: expects a tensor with <= 2 dimensions, but self is {}D",
               self.dim());
-  return self.dim() < 2 ? make_view(self, self.sizes(), self.strides(), self.storage_offset())
-                        : transpose(self, 0, 1);
+  if (self.dim() == 2) return transpose(self, 0, 1);
+  return recorded(make_view(self, self.sizes(), self.strides(), self.storage_offset()), self,
+                  [&](const Tensor& r) { dv::reshape_alias("TBackward0", r, self); });
 }
 
 Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
@@ -225,7 +249,8 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
       strides[i] = 0;
     }
   }
-  return make_view(self, sizes, strides, self.storage_offset());
+  return recorded(make_view(self, sizes, strides, self.storage_offset()), self,
+                  [&](const Tensor& r) { dv::expand(r, self); });
 }
 
 Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
@@ -255,7 +280,8 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   int64_t offset = self.storage_offset() + index * self.stride(d);
   sizes.erase(sizes.begin() + d);
   strides.erase(strides.begin() + d);
-  return make_view(self, sizes, strides, offset);
+  return recorded(make_view(self, sizes, strides, offset), self,
+                  [&](const Tensor& r) { dv::select(r, self, d, index); });
 }
 
 Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start_opt,
@@ -273,7 +299,8 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start_opt,
   DimVector sizes(self.sizes()), strides(self.strides());
   sizes[d] = (end - start + step - 1) / step;
   strides[d] = self.stride(d) * step;
-  return make_view(self, sizes, strides, self.storage_offset() + start * self.stride(d));
+  return recorded(make_view(self, sizes, strides, self.storage_offset() + start * self.stride(d)),
+                  self, [&](const Tensor& r) { dv::slice(r, self, d, start, end, step); });
 }
 
 std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
@@ -367,7 +394,8 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) 
     }
   sizes.push_back(len);
   strides.push_back(self.stride(a) + self.stride(b));
-  return make_view(self, sizes, strides, storage_offset);
+  return recorded(make_view(self, sizes, strides, storage_offset), self,
+                  [&](const Tensor& r) { dv::diagonal(r, self, offset, a, b); });
 }
 
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride,
@@ -396,7 +424,8 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride,
               "as_strided: setStorage: sizes {}, strides {}, storage offset {} require {} "
               "elements but the storage holds only {}",
               size, stride, offset, max_index + 1, capacity);
-  return make_view(self, size, stride, offset);
+  return recorded(make_view(self, size, stride, offset), self,
+                  [&](const Tensor& r) { dv::strided_view("AsStridedBackward0", r, self); });
 }
 
 Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
@@ -440,14 +469,16 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
   if (self.dim() == 0) {
     sizes = {size};
     strides = {1};
-    return make_view(self, sizes, strides, self.storage_offset());
+    return recorded(make_view(self, sizes, strides, self.storage_offset()), self,
+                    [&](const Tensor& r) { dv::strided_view("UnfoldBackward0", r, self); });
   }
   int64_t st = self.stride(d);
   sizes[d] = (n - size) / step + 1;
   strides[d] = st * step;
   sizes.push_back(size);
   strides.push_back(st);
-  return make_view(self, sizes, strides, self.storage_offset());
+  return recorded(make_view(self, sizes, strides, self.storage_offset()), self,
+                  [&](const Tensor& r) { dv::strided_view("UnfoldBackward0", r, self); });
 }
 
 // ---- Tensor methods ----
@@ -461,21 +492,25 @@ Tensor Tensor::squeeze() const { return ember::squeeze(*this); }
 Tensor Tensor::squeeze(int64_t d) const { return ember::squeeze(*this, d); }
 Tensor Tensor::unsqueeze(int64_t d) const { return ember::unsqueeze(*this, d); }
 namespace {
-const Tensor& restride_in_place(const Tensor& self, const Tensor& view) {
+// In-place view ops (t_, squeeze_, ...): `view` was made from self (and recorded) already.
+const Tensor& restride_in_place(const Tensor& self, const Tensor& view, const char* op) {
+  const bool grad = autograd::needs_grad(self);
+  if (grad) autograd::InplaceRecording::check_inplace(op, self);
   self.unsafeGetTensorImpl()->set_geometry(view.sizes(), view.strides(), view.storage_offset());
+  if (grad) dv::restride_(self, view);
   return self;
 }
 }  // namespace
-const Tensor& Tensor::squeeze_() const { return restride_in_place(*this, squeeze()); }
-const Tensor& Tensor::squeeze_(int64_t d) const { return restride_in_place(*this, squeeze(d)); }
-const Tensor& Tensor::unsqueeze_(int64_t d) const { return restride_in_place(*this, unsqueeze(d)); }
+const Tensor& Tensor::squeeze_() const { return restride_in_place(*this, squeeze(), "squeeze_"); }
+const Tensor& Tensor::squeeze_(int64_t d) const { return restride_in_place(*this, squeeze(d), "squeeze_"); }
+const Tensor& Tensor::unsqueeze_(int64_t d) const { return restride_in_place(*this, unsqueeze(d), "unsqueeze_"); }
 Tensor Tensor::permute(IntArrayRef dims) const { return ember::permute(*this, dims); }
 Tensor Tensor::transpose(int64_t a, int64_t b) const { return ember::transpose(*this, a, b); }
 const Tensor& Tensor::transpose_(int64_t a, int64_t b) const {
-  return restride_in_place(*this, transpose(a, b));
+  return restride_in_place(*this, transpose(a, b), "transpose_");
 }
 Tensor Tensor::t() const { return ember::t(*this); }
-const Tensor& Tensor::t_() const { return restride_in_place(*this, t()); }
+const Tensor& Tensor::t_() const { return restride_in_place(*this, t(), "t_"); }
 Tensor Tensor::expand(IntArrayRef size, bool implicit) const {
   return ember::expand(*this, size, implicit);
 }

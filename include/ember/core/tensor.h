@@ -4,12 +4,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <initializer_list>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "ember/core/error.h"
@@ -22,6 +25,9 @@ namespace ember {
 
 class Tensor;
 class TensorIndex;
+namespace autograd {
+class Node;
+}
 using TensorList = ArrayRef<Tensor>;
 
 /// Element access without bounds checks through sizes/strides, e.g. `auto a = t.accessor<float,
@@ -151,6 +157,50 @@ class EMBER_API Tensor {
   const Tensor& set_requires_grad(bool requires_grad) const {
     return requires_grad_(requires_grad);
   }
+  /// The accumulated gradient (undefined until backward reaches this tensor).
+  const Tensor& grad() const;
+  /// The gradient slot itself, for optimizers that write it: `p.mutable_grad() = Tensor()`.
+  Tensor& mutable_grad() const;
+  /// The node that produced this tensor, or null for leaves.
+  const std::shared_ptr<autograd::Node>& grad_fn() const;
+  /// True for tensors created by the user (no grad_fn), whether or not they require grad.
+  bool is_leaf() const;
+  /// Which output of grad_fn() this tensor is.
+  uint32_t output_nr() const;
+  /// A tensor sharing this one's data, cut from the graph (never requires grad).
+  Tensor detach() const;
+  /// Cuts this tensor from the graph in place.
+  const Tensor& detach_() const;
+  /// Keeps grad() for a non-leaf tensor after backward.
+  const Tensor& retain_grad() const;
+  bool retains_grad() const;
+  /// Backpropagates from this tensor. `gradient` defaults to 1 for one-element tensors;
+  /// `retain_graph` defaults to `create_graph`; `inputs` limits accumulation to those tensors.
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false, TensorList inputs = {}) const;
+  /// Registers a gradient hook: `Tensor(Tensor)` replaces the gradient, `void(Tensor)` observes it.
+  /// Returns a handle for remove_hook.
+  template <class F>
+  unsigned register_hook(F&& hook) const {
+    if constexpr (std::is_void_v<std::invoke_result_t<F, Tensor>>) {
+      return register_grad_hook([h = std::forward<F>(hook)](const Tensor& g) {
+        h(g);
+        return Tensor();
+      });
+    } else {
+      return register_grad_hook(std::forward<F>(hook));
+    }
+  }
+  void remove_hook(unsigned handle) const;
+  /// Runs after a leaf's .grad has been accumulated (Python's register_post_accumulate_grad_hook).
+  unsigned register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const;
+  /// For a view, the tensor whose memory it views; undefined otherwise.
+  const Tensor& _base() const;
+  bool is_view() const;
+  /// The same data as a tensor without history (LibTorch's `t.data()`). Unlike LibTorch it shares
+  /// the version counter, which lives in the storage.
+  Tensor variable_data() const;
+  Tensor data() const { return variable_data(); }
 
   // ---- Views and shape ----
   Tensor view(IntArrayRef size) const;
@@ -356,6 +406,7 @@ class EMBER_API Tensor {
   const Tensor& operator/=(const Scalar& o) const { return div_(o); }
 
  private:
+  unsigned register_grad_hook(std::function<Tensor(const Tensor&)> hook) const;
   TensorImpl* impl_checked() const;
   void check_dtype_for_access(ScalarType requested, const char* what) const;
   void check_accessor(ScalarType requested, size_t n) const;

@@ -55,6 +55,11 @@ class EMBER_API TensorImpl : public RefCounted {
   }
   bool requires_grad() const { return autograd_meta_ && autograd_meta_->requires_grad(); }
 
+  /// For views, the tensor whose memory they alias (never itself a view); null otherwise.
+  TensorImpl* view_base() const { return view_base_.get(); }
+  bool is_view() const { return static_cast<bool>(view_base_); }
+  void set_view_base(intrusive_ptr<TensorImpl> base) { view_base_ = std::move(base); }
+
   uint32_t version() const { return storage_->version(); }
   void bump_version() { storage_->bump_version(); }
 
@@ -69,6 +74,7 @@ class EMBER_API TensorImpl : public RefCounted {
   ScalarType dtype_;
   bool is_contiguous_ = true;
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  intrusive_ptr<TensorImpl> view_base_;
 };
 
 /// Strides of a contiguous (row-major) tensor of `sizes`.

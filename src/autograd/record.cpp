@@ -1,0 +1,69 @@
+#include "src/autograd/record.h"
+
+#include "src/autograd/view_nodes.h"
+#include "src/core/check.h"
+
+namespace ember::autograd {
+
+namespace {
+Tensor view_base_of(const Tensor& view) {
+  return Tensor(intrusive_ptr<TensorImpl>(view.unsafeGetTensorImpl()->view_base()));
+}
+}  // namespace
+
+void InplaceRecording::check_inplace(const char* op, const Tensor& self) {
+  if (!self.is_view()) {
+    EMBER_CHECK(!(self.requires_grad() && self.is_leaf()),
+                "{}: a leaf Variable that requires grad is being used in an in-place operation. "
+                "Hint: modify it under ember::NoGradGuard, or work on a copy",
+                op);
+    return;
+  }
+  Tensor base = view_base_of(self);
+  EMBER_CHECK(!(base.requires_grad() && base.is_leaf()),
+              "{}: a view of a leaf Variable that requires grad is being used in an in-place "
+              "operation. Hint: modify it under ember::NoGradGuard, or work on a copy",
+              op);
+}
+
+void throw_out_differentiable(const char* op) {
+  EMBER_CHECK(false,
+              "{}: functions with out=... arguments don't support automatic differentiation, but "
+              "one of the arguments requires grad. Hint: call the functional form, or run under "
+              "ember::NoGradGuard",
+              op);
+  __builtin_unreachable();
+}
+
+void throw_released(const char* node_name) {
+  EMBER_CHECK(false,
+              "{}: Trying to backward through the graph a second time (or directly access saved "
+              "tensors after they have already been freed). Saved intermediate values of the "
+              "graph are freed when you call backward() or autograd::grad(). Hint: pass "
+              "retain_graph=true to the first backward if you need to backward through the graph "
+              "a second time",
+              node_name);
+  __builtin_unreachable();
+}
+
+void check_grad_count(const char* node_name, size_t got, size_t expected) {
+  EMBER_CHECK(got == expected,
+              "{}: the backward formula returned {} gradients, but the op has {} inputs", node_name,
+              got, expected);
+}
+
+void rebase_history(const Tensor& self, std::shared_ptr<Node> node) {
+  node->add_input_metadata(self);
+  if (!self.is_view()) {
+    set_history(self, node, 0);
+    return;
+  }
+  // In-place on a view: the base's new history routes the view's part of the gradient through
+  // `node`; the view then reads its history from the base.
+  Tensor base = view_base_of(self);
+  auto copy_slices = std::make_shared<CopySlices>(base, self, std::move(node));
+  set_history(base, copy_slices, 0);
+  set_history(self, std::make_shared<AsStridedViewBackward>(base, self), 0);
+}
+
+}  // namespace ember::autograd

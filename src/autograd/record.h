@@ -1,0 +1,216 @@
+// How ops record themselves: the internal API every differentiable op uses.
+//
+//   Tensor mul(const Tensor& a, const Tensor& b) {
+//     autograd::OpRecording rec(a, b);       // on when grad mode is on and a or b requires grad;
+//     Tensor r = ...compute...;              // the body then runs with recording off
+//     if (rec) derivatives::mul(r, a, b);    // src/autograd/derivatives/*.cpp
+//     return r;
+//   }
+//
+// and a derivative is one short function that saves what its formula needs and records it:
+//
+//   record("MulBackward0", result, edges_of(self, other),
+//          [a = save(self), b = save(other)](const Tensor& grad, NeedsGrad needs) -> Grads {
+//            return {needs[0] ? grad * b.unpack() : Tensor(), needs[1] ? grad * a.unpack() : Tensor()};
+//          });
+#pragma once
+
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+#include "ember/autograd/node.h"
+#include "ember/autograd/saved_variable.h"
+#include "src/autograd/autograd_meta.h"
+#include "src/autograd/grad_mode_state.h"
+
+namespace ember::autograd {
+
+// ---- Does this op need recording? ----
+inline bool requires_grad_arg(const Tensor& t) { return t.defined() && t.requires_grad(); }
+inline bool requires_grad_arg(TensorList ts) {
+  for (const Tensor& t : ts)
+    if (requires_grad_arg(t)) return true;
+  return false;
+}
+inline bool requires_grad_arg(const std::vector<Tensor>& ts) {
+  return requires_grad_arg(TensorList(ts));
+}
+inline bool requires_grad_arg(const std::optional<Tensor>& t) {
+  return t && requires_grad_arg(*t);
+}
+
+/// True when grad mode is on and any tensor argument requires grad.
+template <class... Ts>
+inline bool needs_grad(const Ts&... ts) {
+  return tls_grad_enabled && (requires_grad_arg(ts) || ...);
+}
+
+/// Scope of an op body: decides whether the op records, and if so runs the body with grad mode
+/// off, so that ops used inside it do not record themselves.
+class OpRecording {
+ public:
+  template <class... Ts>
+  explicit OpRecording(const Ts&... inputs) : active_(needs_grad(inputs...)) {
+    if (active_) tls_grad_enabled = false;
+  }
+  ~OpRecording() {
+    if (active_) tls_grad_enabled = true;
+  }
+  OpRecording(const OpRecording&) = delete;
+  OpRecording& operator=(const OpRecording&) = delete;
+  explicit operator bool() const { return active_; }
+
+ protected:
+  bool active_;
+};
+
+/// As OpRecording, for an op that writes `self` in place: checks, before anything is written,
+/// that autograd allows it (not a leaf that requires grad, nor a view of one).
+class InplaceRecording : public OpRecording {
+ public:
+  template <class... Ts>
+  explicit InplaceRecording(const char* op, const Tensor& self, const Ts&... inputs)
+      : OpRecording(self, inputs...) {
+    if (active_) check_inplace(op, self);
+  }
+  static void check_inplace(const char* op, const Tensor& self);
+};
+
+[[noreturn]] void throw_out_differentiable(const char* op);
+/// Throws when `out=` is used while grad mode is on and an input requires grad (as LibTorch).
+template <class... Ts>
+inline void check_out_not_differentiable(const char* op, const Ts&... inputs) {
+  if (EMBER_UNLIKELY(needs_grad(inputs...))) throw_out_differentiable(op);
+}
+
+// ---- Building a node ----
+using Edges = InlineVector<Edge, 2>;
+inline void append_edges(Edges& e, const Tensor& t) { e.push_back(gradient_edge(t)); }
+inline void append_edges(Edges& e, TensorList ts) {
+  for (const Tensor& t : ts) e.push_back(gradient_edge(t));
+}
+inline void append_edges(Edges& e, const std::vector<Tensor>& ts) {
+  append_edges(e, TensorList(ts));
+}
+/// The gradient edges of the op's tensor inputs, in order (lists flattened).
+template <class... Ts>
+Edges edges_of(const Ts&... inputs) {
+  Edges e;
+  (append_edges(e, inputs), ...);
+  return e;
+}
+
+/// Saves a tensor input of the op for its formula.
+inline SavedVariable save(const Tensor& t) { return SavedVariable(t, false); }
+/// Saves a tensor the op produced (without creating a reference cycle).
+inline SavedVariable save_output(const Tensor& t) { return SavedVariable(t, true); }
+
+/// Which gradients the formula must produce (the others may be left undefined).
+struct NeedsGrad {
+  const Node* node;
+  bool operator[](size_t i) const { return node->should_compute_output(i); }
+};
+
+/// What a formula returns: one gradient per op input, in edges_of order.
+class Grads {
+ public:
+  Grads(Tensor g) { v_.push_back(std::move(g)); }  // NOLINT: a lone gradient converts
+  Grads(std::initializer_list<Tensor> gs) {
+    for (const Tensor& g : gs) v_.push_back(g);
+  }
+  Grads(variable_list gs) {  // NOLINT: list inputs (cat, stack) return a vector
+    for (Tensor& g : gs) v_.push_back(std::move(g));
+  }
+  size_t size() const { return v_.size(); }
+  Tensor& operator[](size_t i) { return v_[i]; }
+
+ private:
+  InlineVector<Tensor, 3> v_;
+};
+
+[[noreturn]] void throw_released(const char* node_name);
+void check_grad_count(const char* node_name, size_t got, size_t expected);
+
+/// A node whose backward is the formula `F` (a lambda holding what it saved). One allocation.
+template <class F>
+class FnNode final : public Node {
+ public:
+  FnNode(const char* name, F fn) : name_(name), fn_(std::move(fn)) {}
+  std::string name() const override { return name_; }
+  void release_variables() override {
+    if constexpr (!std::is_empty_v<F>) fn_.reset();
+  }
+  void apply(ArrayRef<Tensor> grads, variable_list& out) override {
+    if (EMBER_UNLIKELY(!fn_)) throw_released(name_);
+    Grads g = call(grads);
+    check_grad_count(name_, g.size(), out.size());
+    for (size_t i = 0; i < g.size(); ++i) out[i] = std::move(g[i]);
+  }
+
+ private:
+  Grads call(ArrayRef<Tensor> grads) {
+    NeedsGrad needs{this};
+    if constexpr (std::is_invocable_v<F&, const Tensor&, NeedsGrad>)
+      return (*fn_)(grads[0], needs);
+    else if constexpr (std::is_invocable_v<F&, const Tensor&>)
+      return (*fn_)(grads[0]);
+    else
+      return (*fn_)(grads, needs);
+  }
+  const char* name_;
+  std::optional<F> fn_;
+};
+
+template <class F>
+std::shared_ptr<Node> make_node(const char* name, Edges&& edges, F&& formula) {
+  auto node = std::make_shared<FnNode<std::decay_t<F>>>(name, std::forward<F>(formula));
+  node->set_next_edges(edges.size());
+  for (size_t i = 0; i < edges.size(); ++i) node->set_next_edge(i, std::move(edges[i]));
+  return node;
+}
+
+/// Records `formula` as the backward of an op with outputs `outputs` and input edges `edges`.
+/// Only floating outputs carry gradients (an int64 sum of a float tensor does not).
+inline bool any_differentiable(std::initializer_list<Tensor> outputs) {
+  for (const Tensor& t : outputs)
+    if (t.defined() && t.is_floating_point()) return true;
+  return false;
+}
+
+template <class F>
+void record(const char* name, std::initializer_list<Tensor> outputs, Edges edges, F&& formula) {
+  if (EMBER_UNLIKELY(!any_differentiable(outputs))) return;
+  auto node = make_node(name, std::move(edges), std::forward<F>(formula));
+  uint32_t nr = 0;
+  for (const Tensor& out : outputs) {
+    node->add_input_metadata(out);
+    set_history(out, node, nr++);
+  }
+}
+template <class F>
+void record(const char* name, const Tensor& output, Edges edges, F&& formula) {
+  record(name, {output}, std::move(edges), std::forward<F>(formula));
+}
+/// As record, for ops returning a list of outputs (unbind, split, chunk). Views among them are
+/// marked so that modifying one in place is refused, as LibTorch does.
+/// As record, for ops returning a list of outputs (sort's values, split's pieces).
+template <class F>
+void record_list(const char* name, const std::vector<Tensor>& outputs, Edges edges, F&& formula) {
+  auto node = make_node(name, std::move(edges), std::forward<F>(formula));
+  uint32_t nr = 0;
+  for (const Tensor& out : outputs) {
+    node->add_input_metadata(out);
+    set_history(out, node, nr++);
+  }
+}
+
+void rebase_history(const Tensor& self, std::shared_ptr<Node> node);
+/// Records an op that wrote `self` in place; the edges were taken before self's history changed.
+/// When self is a view, its base's history is rewritten (CopySlices), as in LibTorch.
+template <class F>
+void record_inplace(const char* name, const Tensor& self, Edges edges, F&& formula) {
+  rebase_history(self, make_node(name, std::move(edges), std::forward<F>(formula)));
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,63 @@
+#include "ember/autograd/saved_variable.h"
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/autograd/node.h"
+#include "src/autograd/autograd_meta.h"
+#include "src/autograd/engine_state.h"
+#include "src/core/check.h"
+
+namespace ember::autograd {
+
+SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
+  was_defined_ = t.defined();
+  if (!was_defined_) return;
+  saved_version_ = t._version();
+  is_output_ = is_output;
+  // An output is saved before its node is attached, but it will have one.
+  requires_grad_ = is_output || t.requires_grad();
+  if (is_output) {
+    // Holding the output itself would hold its grad_fn, which holds this: a cycle. Keep the data
+    // only, and reattach the node (the one unpacking it) when a differentiable copy is needed.
+    output_nr_ = t.output_nr();
+    if (const auto& fn = grad_fn_of(t)) weak_grad_fn_ = fn;
+    data_ = t.detach();
+  } else {
+    data_ = t;
+  }
+}
+
+void SavedVariable::reset() { data_.reset(); }
+
+Tensor SavedVariable::unpack() const {
+  if (!was_defined_) return Tensor();
+  EMBER_CHECK(data_.defined(),
+              "Trying to backward through the graph a second time (or directly access saved "
+              "tensors after they have already been freed). Saved intermediate values of the "
+              "graph are freed when you call backward() or autograd::grad(). Hint: pass "
+              "retain_graph=true if you need to backward through the graph a second time");
+  if (EMBER_UNLIKELY(data_._version() != saved_version_)) {
+    std::string producer;
+    if (is_output_) {
+      auto fn = weak_grad_fn_.lock();
+      if (!fn) fn = current_node_shared();
+      if (fn) producer = fmt::format(", which is output {} of {},", output_nr_, fn->name());
+    } else if (const auto& fn = grad_fn_of(data_)) {
+      producer = fmt::format(", which is output {} of {},", data_.output_nr(), fn->name());
+    }
+    EMBER_CHECK(false,
+                "one of the variables needed for gradient computation has been modified by an "
+                "inplace operation: [{} {}]{} is at version {}; expected version {} instead. Hint: "
+                "enable anomaly detection with ember::autograd::DetectAnomalyGuard to find the "
+                "operation that failed to compute its gradient",
+                data_.dtype(), data_.sizes(), producer, data_._version(), saved_version_);
+  }
+  if (!is_output_ || !requires_grad_ || !GradMode::is_enabled()) return data_;
+  // create_graph: the formula's result must be differentiable through this output too.
+  std::shared_ptr<Node> fn = weak_grad_fn_.lock();
+  if (!fn) fn = current_node_shared();
+  Tensor t = data_.detach();
+  if (fn) set_history(t, fn, output_nr_);
+  return t;
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,6 @@
+// Gradient test entries of the indexing ops (see grad_op_info.h).
+#include "tests/autograd/grad_op_info.h"
+
+using namespace ember;
+
+void add_indexing_grad_ops(std::vector<GradOpInfo>& ops) { (void)ops; }

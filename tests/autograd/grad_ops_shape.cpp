@@ -1,0 +1,6 @@
+// Gradient test entries of the shape ops (see grad_op_info.h).
+#include "tests/autograd/grad_op_info.h"
+
+using namespace ember;
+
+void add_shape_grad_ops(std::vector<GradOpInfo>& ops) { (void)ops; }

@@ -1,0 +1,96 @@
+// In-place ops under autograd: version checks, leaf protection, views (CopySlices).
+#include <gtest/gtest.h>
+
+#include "ember/ember.h"
+
+using namespace ember;
+
+namespace {
+void expect_values(const Tensor& t, std::vector<double> expected, double tol = 1e-12) {
+  ASSERT_TRUE(t.defined());
+  Tensor c = t.to(kDouble).contiguous();
+  ASSERT_EQ(c.numel(), static_cast<int64_t>(expected.size()));
+  for (size_t i = 0; i < expected.size(); ++i)
+    EXPECT_NEAR(c.data_ptr<double>()[i], expected[i], tol) << "element " << i;
+}
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Inplace, ModifyingASavedTensorIsCaught) {
+  Tensor x = tensor(std::vector<double>{1, 2}, kDouble).requires_grad_();
+  Tensor y = x.exp();
+  Tensor z = y.sum();
+  {
+    NoGradGuard g;  // even without recording, the version counter moves
+    y.add_(1);
+  }
+  std::string msg = message_of([&] { z.backward(); });
+  EXPECT_NE(msg.find("modified by an inplace operation"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("ExpBackward0"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("is at version 1; expected version 0"), std::string::npos) << msg;
+}
+
+TEST(Inplace, LeafThatRequiresGradCannotBeModified) {
+  Tensor x = ones({2}, kDouble).requires_grad_();
+  std::string msg = message_of([&] { x.add_(1); });
+  EXPECT_NE(msg.find("a leaf Variable that requires grad"), std::string::npos) << msg;
+  EXPECT_NE(message_of([&] { x.narrow(0, 0, 1).mul_(2); }).find("a view of a leaf Variable"),
+            std::string::npos);
+  NoGradGuard g;
+  x.add_(1);  // fine without recording
+}
+
+TEST(Inplace, InplaceOnNonLeafRewritesHistory) {
+  Tensor x = tensor(std::vector<double>{1, 2}, kDouble).requires_grad_();
+  Tensor y = x * 3;
+  y.mul_(x);  // y = 3x^2, dy/dx = 6x
+  EXPECT_EQ(y.grad_fn()->name(), "MulBackward0");
+  y.sum().backward();
+  expect_values(x.grad(), {6, 12});
+}
+
+TEST(Inplace, InplaceOpThatOverwritesItsOwnSavedOperandIsCaught) {
+  // As in LibTorch: y.mul_(y) saves y as `other`, then overwrites it.
+  Tensor x = tensor(std::vector<double>{1, 2}, kDouble).requires_grad_();
+  Tensor y = x * 3;
+  y.mul_(y);
+  EXPECT_NE(message_of([&] { y.sum().backward(); }).find("modified by an inplace operation"),
+            std::string::npos);
+}
+
+TEST(Inplace, InplaceOnViewUpdatesBase) {
+  Tensor x = tensor(std::vector<double>{1, 2, 3, 4}, kDouble).requires_grad_();
+  Tensor base = x * 1;
+  Tensor v = base.narrow(0, 1, 2);
+  v.mul_(10);  // base = [x0, 10 x1, 10 x2, x3]
+  EXPECT_EQ(base.grad_fn()->name(), "CopySlices");
+  (base * base).sum().backward();
+  expect_values(x.grad(), {2, 400, 600, 8});
+}
+
+TEST(Inplace, CopyIntoViewOfPlainTensorMakesBaseRequireGrad) {
+  Tensor w = tensor(std::vector<double>{5, 6}, kDouble).requires_grad_();
+  Tensor buf = zeros({4}, kDouble);
+  buf.narrow(0, 1, 2).copy_(w);
+  EXPECT_TRUE(buf.requires_grad());
+  (buf * tensor(std::vector<double>{1, 2, 3, 4}, kDouble)).sum().backward();
+  expect_values(w.grad(), {2, 3});
+}
+
+TEST(Inplace, ViewSeesInplaceChangeOfBase) {
+  Tensor x = tensor(std::vector<double>{1, 2, 3}, kDouble).requires_grad_();
+  Tensor base = x * 1;
+  Tensor v = base.narrow(0, 0, 2);
+  base.mul_(2);
+  EXPECT_EQ(v.grad_fn()->name(), "AsStridedBackward0");
+  v.sum().backward();
+  expect_values(x.grad(), {2, 2, 0});
+}
+
