@@ -3,6 +3,7 @@
 
 #include "ember/autograd/anomaly_mode.h"
 #include "ember/autograd/autograd.h"
+#include "ember/autograd/function.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/gradcheck.h"
 #include "ember/core/device.h"

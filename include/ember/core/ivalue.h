@@ -1,0 +1,61 @@
+// IValue: a small tagged value (None, tensor, double, int, bool, string, int/double lists), the
+// type of a custom function's ctx->saved_data entries, as in LibTorch.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+class EMBER_API IValue {
+ public:
+  IValue() = default;
+  IValue(Tensor t) : v_(std::move(t)) {}  // NOLINT: implicit, as LibTorch
+  IValue(double d) : v_(d) {}             // NOLINT
+  IValue(int64_t i) : v_(i) {}            // NOLINT
+  IValue(int i) : v_(static_cast<int64_t>(i)) {}  // NOLINT
+  IValue(bool b) : v_(b) {}                        // NOLINT
+  IValue(std::string s) : v_(std::move(s)) {}      // NOLINT
+  IValue(const char* s) : v_(std::string(s)) {}    // NOLINT: not bool
+  IValue(std::vector<int64_t> v) : v_(std::move(v)) {}  // NOLINT
+  IValue(IntArrayRef v) : v_(v.vec()) {}                // NOLINT
+  IValue(std::vector<double> v) : v_(std::move(v)) {}   // NOLINT
+
+  bool isNone() const { return v_.index() == 0; }
+  bool isTensor() const { return std::holds_alternative<Tensor>(v_); }
+  bool isDouble() const { return std::holds_alternative<double>(v_); }
+  bool isInt() const { return std::holds_alternative<int64_t>(v_); }
+  bool isBool() const { return std::holds_alternative<bool>(v_); }
+  bool isString() const { return std::holds_alternative<std::string>(v_); }
+  bool isIntList() const { return std::holds_alternative<std::vector<int64_t>>(v_); }
+  bool isDoubleList() const { return std::holds_alternative<std::vector<double>>(v_); }
+
+  /// Each accessor throws a TypeError naming both kinds when the value holds something else.
+  const Tensor& toTensor() const { return get<Tensor>("Tensor"); }
+  double toDouble() const { return get<double>("Double"); }
+  int64_t toInt() const { return get<int64_t>("Int"); }
+  bool toBool() const { return get<bool>("Bool"); }
+  const std::string& toStringRef() const { return get<std::string>("String"); }
+  std::vector<int64_t> toIntVector() const { return get<std::vector<int64_t>>("IntList"); }
+  std::vector<double> toDoubleVector() const { return get<std::vector<double>>("DoubleList"); }
+  /// The kind held, e.g. "Int".
+  const char* tagKind() const;
+
+ private:
+  template <class T>
+  const T& get(const char* want) const {
+    if (const T* p = std::get_if<T>(&v_)) return *p;
+    throw_wrong_kind(want);
+  }
+  [[noreturn]] void throw_wrong_kind(const char* want) const;
+
+  std::variant<std::monostate, Tensor, double, int64_t, bool, std::string, std::vector<int64_t>,
+               std::vector<double>>
+      v_;
+};
+
+}  // namespace ember
