@@ -2,6 +2,7 @@
 // picks one by dtype. All take the shared GemmParams (kernels/common/gemm_params.h).
 #pragma once
 
+#include "ember/core/macros.h"
 #include "kernels/common/gemm_params.h"
 
 namespace ember::cpu {
@@ -16,7 +17,8 @@ void gemm_reduced_float(ScalarType dtype, const GemmParams& p);
 
 /// Runs p through a cached oneDNN matmul primitive in `dtype` (float32, bfloat16 or float16).
 /// Returns false, having written nothing, when oneDNN cannot run that dtype/layout on this CPU.
-bool onednn_matmul(ScalarType dtype, const GemmParams& p);
+/// Exported (EMBER_API) for tests/ops/linalg_test.cpp.
+EMBER_API bool onednn_matmul(ScalarType dtype, const GemmParams& p);
 
 /// uint8 ... int64: a plain loop with wrap-around (two's complement) arithmetic, as PyTorch.
 void gemm_integer(ScalarType dtype, const GemmParams& p);

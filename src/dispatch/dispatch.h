@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "ember/core/device.h"
+#include "ember/core/macros.h"
 #include "ember/core/scalar_type.h"
 #include "ember/ops/op_table.h"
 
@@ -22,8 +23,11 @@ enum class OpId : int16_t {
 };
 constexpr int kNumOps = static_cast<int>(OpId::NumOps);
 
+// op_name and supports are exported (EMBER_API) for the coverage tests in tests/ops; the rest of
+// the dispatcher is internal to libember.
+
 /// "exp", "add", ... as the public function is named.
-const char* op_name(OpId op);
+EMBER_API const char* op_name(OpId op);
 
 /// A bit per ScalarType.
 using DtypeMask = uint32_t;
@@ -44,7 +48,7 @@ void ensure_registered();
 void register_kernel(OpId op, DeviceType device, void* fn, DtypeMask dtypes);
 
 /// True when a kernel for (op, device) exists and accepts dtype.
-bool supports(OpId op, DeviceType device, ScalarType dtype);
+EMBER_API bool supports(OpId op, DeviceType device, ScalarType dtype);
 
 /// The kernel of `op` for `device`, as function pointer type Fn; throws NotImplementedError naming
 /// the op, device and dtype when there is none.

@@ -7,6 +7,8 @@
 #include <ostream>
 #include <vector>
 
+#include "ember/core/macros.h"
+
 namespace ember {
 
 template <class T>
@@ -79,6 +81,6 @@ bool operator==(ArrayRef<T> a, const std::vector<T>& b) {
 using IntArrayRef = ArrayRef<int64_t>;
 
 /// Prints "[2, 3]" as PyTorch prints sizes.
-std::ostream& operator<<(std::ostream& os, IntArrayRef a);
+EMBER_API std::ostream& operator<<(std::ostream& os, IntArrayRef a);
 
 }  // namespace ember

@@ -5,6 +5,8 @@
 #include <ostream>
 #include <string>
 
+#include "ember/core/macros.h"
+
 namespace ember {
 
 enum class DeviceType : int8_t { CPU = 0, CUDA = 1, NumTypes = 2 };
@@ -13,7 +15,7 @@ constexpr DeviceType kCPU = DeviceType::CPU;
 constexpr DeviceType kCUDA = DeviceType::CUDA;
 
 /// A device type plus an index (-1 = "the current one"), e.g. Device(kCUDA, 0) or Device("cuda:1").
-struct Device {
+struct EMBER_API Device {
   Device(DeviceType type = kCPU, int8_t index = -1) : type_(type), index_(index) {}
   /// Parses "cpu", "cuda", "cuda:1".
   Device(const std::string& spec);
@@ -34,7 +36,7 @@ struct Device {
   int8_t index_;
 };
 
-std::ostream& operator<<(std::ostream& os, DeviceType t);
-std::ostream& operator<<(std::ostream& os, const Device& d);
+EMBER_API std::ostream& operator<<(std::ostream& os, DeviceType t);
+EMBER_API std::ostream& operator<<(std::ostream& os, const Device& d);
 
 }  // namespace ember

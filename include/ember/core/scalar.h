@@ -7,11 +7,12 @@
 #include <type_traits>
 
 #include "ember/core/half.h"
+#include "ember/core/macros.h"
 #include "ember/core/scalar_type.h"
 
 namespace ember {
 
-class Scalar {
+class EMBER_API Scalar {
  public:
   enum class Kind : uint8_t { Float, Int, Bool };
 
@@ -64,6 +65,6 @@ inline double Scalar::to<double>() const {
   return toDouble();
 }
 
-std::ostream& operator<<(std::ostream& os, const Scalar& s);
+EMBER_API std::ostream& operator<<(std::ostream& os, const Scalar& s);
 
 }  // namespace ember

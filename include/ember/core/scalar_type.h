@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "ember/core/half.h"
+#include "ember/core/macros.h"
 
 namespace ember {
 
@@ -81,10 +82,10 @@ constexpr int64_t element_size(ScalarType t) {
 }
 
 /// "float32", "int64", ... as PyTorch prints dtypes (without the "torch." prefix).
-const char* to_string(ScalarType t);
+EMBER_API const char* to_string(ScalarType t);
 /// LibTorch's name for the type in errors and printing: "Float", "Long", ...
-const char* type_name(ScalarType t);
-std::ostream& operator<<(std::ostream& os, ScalarType t);
+EMBER_API const char* type_name(ScalarType t);
+EMBER_API std::ostream& operator<<(std::ostream& os, ScalarType t);
 
 constexpr bool is_floating_point(ScalarType t) {
   return t == kHalf || t == kFloat || t == kDouble || t == kBFloat16;
@@ -96,11 +97,11 @@ constexpr bool is_integral(ScalarType t, bool include_bool) {
 constexpr bool is_reduced_float(ScalarType t) { return t == kHalf || t == kBFloat16; }
 
 /// PyTorch's promotion of two dtypes (torch.promote_types).
-ScalarType promote_types(ScalarType a, ScalarType b);
+EMBER_API ScalarType promote_types(ScalarType a, ScalarType b);
 
 /// The process-wide default floating dtype (float32 unless changed), used for float results of
 /// integer inputs and for factories without a dtype.
-ScalarType get_default_dtype();
-void set_default_dtype(ScalarType t);
+EMBER_API ScalarType get_default_dtype();
+EMBER_API void set_default_dtype(ScalarType t);
 
 }  // namespace ember

@@ -41,7 +41,7 @@ class Slice {
 
 /// One entry of an index list: None, Ellipsis, an integer, a bool, a Slice or a Tensor
 /// (integer tensors gather, bool tensors mask).
-class TensorIndex {
+class EMBER_API TensorIndex {
  public:
   enum class Kind { None, Ellipsis, Integer, Boolean, Slice, Tensor };
   TensorIndex(indexing::NoneIndexType) : kind_(Kind::None) {}
