@@ -35,17 +35,6 @@ void throw_out_differentiable(const char* op) {
   __builtin_unreachable();
 }
 
-void throw_released(const char* node_name) {
-  EMBER_CHECK(false,
-              "{}: Trying to backward through the graph a second time (or directly access saved "
-              "tensors after they have already been freed). Saved intermediate values of the "
-              "graph are freed when you call backward() or autograd::grad(). Hint: pass "
-              "retain_graph=true to the first backward if you need to backward through the graph "
-              "a second time",
-              node_name);
-  __builtin_unreachable();
-}
-
 void check_grad_count(const char* node_name, size_t got, size_t expected) {
   EMBER_CHECK(got == expected,
               "{}: the backward formula returned {} gradients, but the op has {} inputs", node_name,

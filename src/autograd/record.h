@@ -116,6 +116,8 @@ struct NeedsGrad {
 class Grads {
  public:
   Grads(Tensor g) { v_.push_back(std::move(g)); }  // NOLINT: a lone gradient converts
+  /// n undefined gradients, to be filled in (no allocation up to 3).
+  explicit Grads(size_t n) { v_.resize(n); }
   Grads(std::initializer_list<Tensor> gs) {
     for (const Tensor& g : gs) v_.push_back(g);
   }
@@ -129,20 +131,34 @@ class Grads {
   InlineVector<Tensor, 3> v_;
 };
 
-[[noreturn]] void throw_released(const char* node_name);
 void check_grad_count(const char* node_name, size_t got, size_t expected);
+
+/// Collects the addresses of the SavedVariables a formula captured, as they move into its node.
+class SavedList final : public SavedVariable::Collector {
+ public:
+  void add(SavedVariable* v) override { saved_.push_back(v); }
+  /// After backward without retain_graph: frees the saved tensors (the formula's other captures,
+  /// like sizes, stay, so a node that saved no tensor can run again, as in LibTorch).
+  void release() {
+    for (SavedVariable* v : saved_) v->reset();
+  }
+
+ private:
+  InlineVector<SavedVariable*, 4> saved_;
+};
 
 /// A node whose backward is the formula `F` (a lambda holding what it saved). One allocation.
 template <class F>
 class FnNode final : public Node {
  public:
-  FnNode(const char* name, F fn) : name_(name), fn_(std::move(fn)) {}
-  std::string name() const override { return name_; }
-  void release_variables() override {
-    if constexpr (!std::is_empty_v<F>) fn_.reset();
+  FnNode(const char* name, F fn) : name_(name) {
+    SavedVariable::set_collector(&saved_);
+    fn_.emplace(std::move(fn));
+    SavedVariable::set_collector(nullptr);
   }
+  std::string name() const override { return name_; }
+  void release_variables() override { saved_.release(); }
   void apply(ArrayRef<Tensor> grads, variable_list& out) override {
-    if (EMBER_UNLIKELY(!fn_)) throw_released(name_);
     Grads g = call(grads);
     check_grad_count(name_, g.size(), out.size());
     for (size_t i = 0; i < g.size(); ++i) out[i] = std::move(g[i]);
@@ -151,14 +167,16 @@ class FnNode final : public Node {
  private:
   Grads call(ArrayRef<Tensor> grads) {
     NeedsGrad needs{this};
-    if constexpr (std::is_invocable_v<F&, const Tensor&, NeedsGrad>)
-      return (*fn_)(grads[0], needs);
-    else if constexpr (std::is_invocable_v<F&, const Tensor&>)
-      return (*fn_)(grads[0]);
-    else
+    // The list form first: ArrayRef<Tensor> converts from one Tensor, not the other way round.
+    if constexpr (std::is_invocable_v<F&, ArrayRef<Tensor>, NeedsGrad>)
       return (*fn_)(grads, needs);
+    else if constexpr (std::is_invocable_v<F&, const Tensor&, NeedsGrad>)
+      return (*fn_)(grads[0], needs);
+    else
+      return (*fn_)(grads[0]);
   }
   const char* name_;
+  SavedList saved_;
   std::optional<F> fn_;
 };
 

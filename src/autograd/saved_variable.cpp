@@ -8,6 +8,34 @@
 
 namespace ember::autograd {
 
+namespace {
+thread_local SavedVariable::Collector* tls_collector = nullptr;
+}  // namespace
+
+void SavedVariable::set_collector(Collector* c) { tls_collector = c; }
+
+SavedVariable::SavedVariable(const SavedVariable& o)
+    : data_(o.data_),
+      weak_grad_fn_(o.weak_grad_fn_),
+      saved_version_(o.saved_version_),
+      output_nr_(o.output_nr_),
+      is_output_(o.is_output_),
+      was_defined_(o.was_defined_),
+      requires_grad_(o.requires_grad_) {
+  if (tls_collector) tls_collector->add(this);
+}
+
+SavedVariable::SavedVariable(SavedVariable&& o) noexcept
+    : data_(std::move(o.data_)),
+      weak_grad_fn_(std::move(o.weak_grad_fn_)),
+      saved_version_(o.saved_version_),
+      output_nr_(o.output_nr_),
+      is_output_(o.is_output_),
+      was_defined_(o.was_defined_),
+      requires_grad_(o.requires_grad_) {
+  if (tls_collector) tls_collector->add(this);
+}
+
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   was_defined_ = t.defined();
   if (!was_defined_) return;

@@ -17,6 +17,20 @@ class EMBER_API SavedVariable {
   /// its grad_fn (which would be a reference cycle) and reattached when unpacked.
   SavedVariable(const Tensor& t, bool is_output);
 
+  // Copies and moves register with the node being built (see record.h), so that node can free
+  // exactly its saved tensors after backward.
+  SavedVariable(const SavedVariable& o);
+  SavedVariable(SavedVariable&& o) noexcept;
+  SavedVariable& operator=(const SavedVariable&) = default;
+  SavedVariable& operator=(SavedVariable&&) noexcept = default;
+
+  /// While a collector is installed on this thread, every SavedVariable copied or moved into
+  /// place reports its address to it.
+  struct Collector {
+    virtual void add(SavedVariable* v) = 0;
+  };
+  static void set_collector(Collector* c);
+
   /// The saved tensor; throws when it was modified in place since it was saved, or was released.
   Tensor unpack() const;
   bool defined() const { return data_.defined() || !was_defined_; }
@@ -31,7 +45,6 @@ class EMBER_API SavedVariable {
   bool is_output_ = false;
   bool was_defined_ = false;
   bool requires_grad_ = false;
-  bool is_leaf_ = false;
 };
 
 }  // namespace ember::autograd

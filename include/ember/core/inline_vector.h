@@ -39,8 +39,17 @@ class InlineVector {
     size_ = n;
   }
   void push_back(T v) {
-    resize(size_ + 1);
-    (*this)[size_ - 1] = std::move(v);
+    if (!spilled() && size_ < N) {
+      inline_[size_++] = std::move(v);
+      return;
+    }
+    if (!spilled()) {
+      heap_.reserve(N * 2);
+      for (size_t i = 0; i < size_; ++i) heap_.push_back(std::move(inline_[i]));
+      for (auto& e : inline_) e = T();
+    }
+    heap_.push_back(std::move(v));
+    ++size_;
   }
   /// Resets every value to T() but keeps the size.
   void reset_values() {

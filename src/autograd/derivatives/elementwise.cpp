@@ -212,16 +212,16 @@ const Formula* formula_for(OpId op) {
 }
 }  // namespace
 
-std::unique_ptr<PendingElementwise> prepare_elementwise(OpId op,
-                                                        std::initializer_list<Operand> inputs,
-                                                        const OpScalars& s, const Tensor* out) {
+bool prepare_elementwise(PendingElementwise& pending, OpId op,
+                         std::initializer_list<Operand> inputs, const OpScalars& s,
+                         const Tensor* out) {
   const Formula* f = formula_for(op);
-  if (!f) return nullptr;  // no gradient: the result simply does not require grad
+  if (!f) return false;
   const Operand& first = *inputs.begin();
   bool in_place = out && first.tensor && out->is_same(*first.tensor);
   if (out && !in_place) throw_out_differentiable(op_name(op));
   if (in_place) InplaceRecording::check_inplace(op_name(op), *out);
-  auto p = std::make_unique<PendingElementwise>();
+  PendingElementwise* p = &pending;
   p->f = f;
   p->s = s;
   p->in_place = in_place;
@@ -242,11 +242,10 @@ std::unique_ptr<PendingElementwise> prepare_elementwise(OpId op,
     ++i;
   }
   p->n = i;
-  return p;
+  return true;
 }
 
-void finish_elementwise(std::unique_ptr<PendingElementwise> pending, const Tensor& result) {
-  PendingElementwise& p = *pending;
+void finish_elementwise(PendingElementwise& p, const Tensor& result) {
   // Wrapped scalars become 0-dim tensors of the result's dtype, as the kernel saw them.
   Tensor scalar_tensors[3];
   for (size_t i = 0; i < p.n; ++i)
@@ -262,7 +261,7 @@ void finish_elementwise(std::unique_ptr<PendingElementwise> pending, const Tenso
            c2.defined() ? c2 : saved2.unpack(),
            res.unpack(),
            s};
-    Grads g = variable_list(n);
+    Grads g(n);
     for (size_t i = 0; i < n; ++i)
       if (needs[i] && f->grad[i]) g[i] = f->grad[i](a);
     return g;

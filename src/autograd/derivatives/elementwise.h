@@ -14,7 +14,7 @@ namespace ember::autograd {
 /// overwrites what its formula may need).
 struct ElementwiseFormula;
 struct PendingElementwise {
-  const ElementwiseFormula* f;
+  const ElementwiseFormula* f = nullptr;
   Edges edges;
   SavedVariable saved[3];
   Scalar scalars[3];
@@ -23,22 +23,24 @@ struct PendingElementwise {
   OpScalars s;
   bool in_place = false;
 };
-std::unique_ptr<PendingElementwise> prepare_elementwise(OpId op,
-                                                        std::initializer_list<Operand> inputs,
-                                                        const OpScalars& s, const Tensor* out);
-void finish_elementwise(std::unique_ptr<PendingElementwise> pending, const Tensor& result);
+/// Fills `p` for an op over `inputs`; false when the op has no gradient (its result then simply
+/// does not require grad).
+bool prepare_elementwise(PendingElementwise& p, OpId op, std::initializer_list<Operand> inputs,
+                         const OpScalars& s, const Tensor* out);
+void finish_elementwise(PendingElementwise& p, const Tensor& result);
 
 /// Runs the elementwise op `body` with recording off and records its backward.
 template <class Body>
 Tensor elementwise_with_grad(OpId op, std::initializer_list<Operand> inputs, const OpScalars& s,
                              const Tensor* out, Body&& body) {
-  auto pending = prepare_elementwise(op, inputs, s, out);
+  PendingElementwise pending;  // on the stack: recording one op allocates only its node
+  const bool differentiable = prepare_elementwise(pending, op, inputs, s, out);
   Tensor result;
   {
     AutoGradMode off(false);
     result = body();
   }
-  if (pending) finish_elementwise(std::move(pending), result);
+  if (differentiable) finish_elementwise(pending, result);
   return result;
 }
 
