@@ -30,24 +30,32 @@ Tensor sum_or_prod(OpId op, const Tensor& self, DimMask mask, bool keepdim,
 }
 
 // amax/amin and the full max()/min(): no identity, so empty reductions are errors.
-Tensor min_max(OpId op, const char* name, const Tensor& self, IntArrayRef dims, bool keepdim) {
+// The gradient is split evenly among the elements equal to the result (PyTorch's amax rule).
+Tensor min_max(OpId op, const char* name, const char* node_name, const Tensor& self,
+               IntArrayRef dims, bool keepdim) {
   check_defined(self, name);
   const DimMask mask = make_dim_mask(dims, self.dim(), name);
   check_nonempty_reduction(self, mask, dims.empty(), name);
-  return reduce_into_new(op, self, mask, keepdim, self.dtype());
+  autograd::OpRecording rec(self);
+  Tensor r = reduce_into_new(op, self, mask, keepdim, self.dtype());
+  if (rec) autograd::derivatives::evenly_distribute(node_name, r, self, mask, keepdim);
+  return r;
 }
 
-// max/min with a dim: (values, indices) through the argmax/argmin kernel.
-std::tuple<Tensor, Tensor> min_max_dim(OpId op, const char* name, const Tensor& self, int64_t dim,
-                                       bool keepdim) {
+// max/min with a dim: (values, indices) through the argmax/argmin kernel. The values' gradient
+// goes to the element at the index.
+std::tuple<Tensor, Tensor> min_max_dim(OpId op, const char* name, const char* node_name,
+                                       const Tensor& self, int64_t dim, bool keepdim) {
   check_defined(self, name);
   const int64_t d = wrap_dim(dim, self.dim(), name);
   const DimMask mask = self.dim() == 0 ? 0 : DimMask(1) << d;
   check_nonempty_reduction(self, mask, false, name);
+  autograd::OpRecording rec(self);
   DimVector shape = reduced_shape(self.sizes(), mask, keepdim);
   Tensor values = empty(shape, self.options());
   Tensor indices = empty(shape, self.options().dtype(kLong));
   run_reduction(op, self, mask, keepdim, values, &indices);
+  if (rec) autograd::derivatives::value_selecting(node_name, values, indices, self, d, keepdim);
   return {values, indices};
 }
 
@@ -135,26 +143,37 @@ Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
 
 Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
   check_defined(self, "prod");
-  return sum_or_prod(OpId::prod, self, all_dims_mask(self.dim()), false, dtype);
+  autograd::OpRecording rec(self);
+  Tensor r = sum_or_prod(OpId::prod, self, all_dims_mask(self.dim()), false, dtype);
+  if (rec) autograd::derivatives::prod(r, self, std::nullopt, false);
+  return r;
 }
 Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_defined(self, "prod");
-  return sum_or_prod(OpId::prod, self, single_dim_mask(self, dim, "prod"), keepdim, dtype);
+  const int64_t d = wrap_dim(dim, self.dim(), "prod");
+  autograd::OpRecording rec(self);
+  Tensor r = sum_or_prod(OpId::prod, self, self.dim() == 0 ? 0 : DimMask(1) << d, keepdim, dtype);
+  if (rec) autograd::derivatives::prod(r, self, d, keepdim);
+  return r;
 }
 
-Tensor max(const Tensor& self) { return min_max(OpId::amax, "max", self, {}, false); }
-Tensor min(const Tensor& self) { return min_max(OpId::amin, "min", self, {}, false); }
+Tensor max(const Tensor& self) {
+  return min_max(OpId::amax, "max", "MaxBackward1", self, {}, false);
+}
+Tensor min(const Tensor& self) {
+  return min_max(OpId::amin, "min", "MinBackward1", self, {}, false);
+}
 Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  return min_max(OpId::amax, "amax", self, dim, keepdim);
+  return min_max(OpId::amax, "amax", "AmaxBackward0", self, dim, keepdim);
 }
 Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  return min_max(OpId::amin, "amin", self, dim, keepdim);
+  return min_max(OpId::amin, "amin", "AminBackward0", self, dim, keepdim);
 }
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
-  return min_max_dim(OpId::argmax, "max", self, dim, keepdim);
+  return min_max_dim(OpId::argmax, "max", "MaxBackward0", self, dim, keepdim);
 }
 std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
-  return min_max_dim(OpId::argmin, "min", self, dim, keepdim);
+  return min_max_dim(OpId::argmin, "min", "MinBackward0", self, dim, keepdim);
 }
 
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
@@ -208,8 +227,12 @@ Tensor Tensor::min() const { return ember::min(*this); }
 std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
   return ember::min(*this, dim, keepdim);
 }
-Tensor Tensor::amax(IntArrayRef dim, bool keepdim) const { return ember::amax(*this, dim, keepdim); }
-Tensor Tensor::amin(IntArrayRef dim, bool keepdim) const { return ember::amin(*this, dim, keepdim); }
+Tensor Tensor::amax(IntArrayRef dim, bool keepdim) const {
+  return ember::amax(*this, dim, keepdim);
+}
+Tensor Tensor::amin(IntArrayRef dim, bool keepdim) const {
+  return ember::amin(*this, dim, keepdim);
+}
 Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
   return ember::argmax(*this, dim, keepdim);
 }

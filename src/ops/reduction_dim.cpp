@@ -6,6 +6,7 @@
 
 #include "ember/ops/factory.h"
 #include "ember/ops/reduction.h"
+#include "src/autograd/derivatives/reduction.h"
 #include "src/ops/reduction_common.h"
 
 namespace ember {
@@ -21,6 +22,7 @@ Tensor softmax_impl(OpId op, const Tensor& self, int64_t dim, std::optional<Scal
   const char* name = op_name(op);
   check_defined(self, name);
   const int64_t d = wrap_dim(dim, self.dim(), name);
+  autograd::OpRecording rec(self);
   Tensor in = dtype ? cast_to(self, *dtype) : self;
   EMBER_CHECK_TYPE(is_floating_point(in.dtype()),
                    "{}: not implemented for dtype {}: expected a floating point tensor. Hint: pass "
@@ -32,6 +34,12 @@ Tensor softmax_impl(OpId op, const Tensor& self, int64_t dim, std::optional<Scal
   L.out[0] = static_cast<char*>(out.data_ptr());
   L.out_dtype = out.dtype();
   run_dim_kernel(op, c.device(), L);
+  if (rec) {
+    if (op == OpId::softmax)
+      autograd::derivatives::softmax(out, self, d);
+    else
+      autograd::derivatives::log_softmax(out, self, d);
+  }
   return out;
 }
 
@@ -40,15 +48,24 @@ Tensor scan_impl(OpId op, const Tensor& self, int64_t dim, std::optional<ScalarT
   const char* name = op_name(op);
   check_defined(self, name);
   const int64_t d = wrap_dim(dim, self.dim(), name);
+  autograd::OpRecording rec(self);
   const ScalarType out_dtype =
       dtype ? *dtype : (is_integral(self.dtype(), true) ? kLong : self.dtype());
   Tensor c = (dtype ? cast_to(self, *dtype) : self).contiguous();
-  Tensor out = empty(c.sizes(), c.options().dtype(is_integral(c.dtype(), true) ? kLong : c.dtype()));
+  Tensor out =
+      empty(c.sizes(), c.options().dtype(is_integral(c.dtype(), true) ? kLong : c.dtype()));
   DimLoop L = make_dim_loop(c, d);
   L.out[0] = static_cast<char*>(out.data_ptr());
   L.out_dtype = out.dtype();
   run_dim_kernel(op, c.device(), L);
-  return cast_to(out, out_dtype);
+  Tensor r = cast_to(out, out_dtype);
+  if (rec) {
+    if (op == OpId::cumsum)
+      autograd::derivatives::cumsum(r, self, d);
+    else
+      autograd::derivatives::cumprod(r, self, d);
+  }
+  return r;
 }
 }  // namespace
 
@@ -65,10 +82,9 @@ Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype)
   return scan_impl(OpId::cumprod, self, dim, dtype);
 }
 
+namespace {
 // Stable: equal values keep their order; NaN sorts above +inf.
-std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
-  check_defined(self, "sort");
-  const int64_t d = wrap_dim(dim, self.dim(), "sort");
+std::tuple<Tensor, Tensor> sort_impl(const Tensor& self, int64_t d, bool descending) {
   Tensor c = self.contiguous();
   Tensor values = empty(c.sizes(), c.options());
   Tensor indices = empty(c.sizes(), c.options().dtype(kLong));
@@ -80,10 +96,19 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
   run_dim_kernel(OpId::sort, c.device(), L);
   return {values, indices};
 }
+}  // namespace
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  check_defined(self, "sort");
+  const int64_t d = wrap_dim(dim, self.dim(), "sort");
+  autograd::OpRecording rec(self);
+  auto [values, indices] = sort_impl(self, d, descending);
+  if (rec) autograd::derivatives::sort("SortBackward0", values, indices, self, d);
+  return {values, indices};
+}
 Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
   check_defined(self, "argsort");
-  wrap_dim(dim, self.dim(), "argsort");
-  return std::get<1>(sort(self, dim, descending));
+  return std::get<1>(sort_impl(self, wrap_dim(dim, self.dim(), "argsort"), descending));
 }
 
 // The k largest (or smallest) along dim, always in sorted order (which `sorted = false` allows);
@@ -97,8 +122,9 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
               "topk: selected index k out of range: k = {}, but dim {} has size {}. Hint: k must "
               "be in [0, {}]",
               k, d, size, size);
-  if (self.dim() == 0)  // PyTorch returns the element itself for k = 0 or 1
+  if (self.dim() == 0)  // PyTorch returns the element itself for k = 0 or 1 (clone records)
     return {self.clone(), zeros({}, self.options().dtype(kLong))};
+  autograd::OpRecording rec(self);
   Tensor c = self.contiguous();
   DimVector shape = sizes_with(c.sizes(), d, k);
   Tensor values = empty(shape, c.options());
@@ -110,26 +136,34 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   L.out[1] = static_cast<char*>(indices.data_ptr());
   L.out_dtype = values.dtype();
   run_dim_kernel(OpId::topk, c.device(), L);
+  if (rec) autograd::derivatives::sort("TopkBackward0", values, indices, self, d);
   return {values, indices};
 }
 
 // The lower median: of an even count, the smaller of the two middle values.
 Tensor median(const Tensor& self) {
   check_defined(self, "median");
+  autograd::OpRecording rec(self);
+  Tensor value;
   if (self.numel() == 0) {
     // PyTorch returns nan (converted to the dtype) for an empty input.
-    return full({}, std::numeric_limits<double>::quiet_NaN(), self.options().dtype(kDouble))
-        .to(self.dtype());
+    value = full({}, std::numeric_limits<double>::quiet_NaN(), self.options().dtype(kDouble))
+                .to(self.dtype());
+  } else {
+    Tensor c = self.contiguous();
+    value = empty({}, c.options());
+    DimLoop L;
+    L.size = c.numel();
+    L.in = static_cast<const char*>(c.data_ptr());
+    L.in_dtype = c.dtype();
+    L.out[0] = static_cast<char*>(value.data_ptr());
+    L.out_dtype = value.dtype();
+    run_dim_kernel(OpId::median, c.device(), L);
   }
-  Tensor c = self.contiguous();
-  Tensor value = empty({}, c.options());
-  DimLoop L;
-  L.size = c.numel();
-  L.in = static_cast<const char*>(c.data_ptr());
-  L.in_dtype = c.dtype();
-  L.out[0] = static_cast<char*>(value.data_ptr());
-  L.out_dtype = value.dtype();
-  run_dim_kernel(OpId::median, c.device(), L);
+  // Without a dim, PyTorch splits the gradient among the elements equal to the median.
+  if (rec)
+    autograd::derivatives::evenly_distribute("MedianBackward0", value, self,
+                                             all_dims_mask(self.dim()), false);
   return value;
 }
 
@@ -138,6 +172,7 @@ std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim)
   const int64_t d = wrap_dim(dim, self.dim(), "median");
   const DimMask mask = self.dim() == 0 ? 0 : DimMask(1) << d;
   check_nonempty_reduction(self, mask, false, "median");
+  autograd::OpRecording rec(self);
   Tensor c = self.contiguous();
   DimVector shape = reduced_shape(c.sizes(), mask, keepdim);
   Tensor values = empty(shape, c.options());
@@ -147,6 +182,8 @@ std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim)
   L.out[1] = static_cast<char*>(indices.data_ptr());
   L.out_dtype = values.dtype();
   run_dim_kernel(OpId::median, c.device(), L);
+  if (rec)
+    autograd::derivatives::value_selecting("MedianBackward1", values, indices, self, d, keepdim);
   return {values, indices};
 }
 
