@@ -1,6 +1,6 @@
-// Indexing: Tensor::index / index_put_ with LibTorch's TensorIndex lists, and the gather/scatter
-// family (index_select, gather, scatter, scatter_add, index_add, masked_fill, masked_select,
-// nonzero, take).
+// Indexing: Tensor::index / index_put_ with LibTorch's TensorIndex lists, and the mask ops
+// (masked_fill, masked_select, nonzero). The gather/scatter family (index_select, gather,
+// scatter, scatter_add, index_add, take) is in indexing_scatter.cpp.
 //
 // Every gather-like op reduces to one shape: an output, the input restrided over the output's
 // shape (stride 0 along the indexed dims) and an int64 index, also laid over the output's shape.
@@ -10,6 +10,11 @@
 //
 // The kernels are CPU loops; tensors on other devices take one round trip through host memory
 // until device kernels exist.
+//
+// Autograd (src/autograd/derivatives/indexing.cpp): the basic indices of Tensor::index are views
+// recorded by the view ops, and only the advanced gather records IndexBackward0; in-place ops
+// (index_put_, masked_fill_, scatter_, index_add_) record with their edges taken before writing.
+// The out-of-place scatter, scatter_add and index_add are clone + the in-place op.
 #include <string>
 #include <string_view>
 
@@ -17,10 +22,13 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/shape.h"
-#include "kernels/cpu/index_kernels.h"
-#include "src/ops/op_common.h"
+#include "src/autograd/derivatives/indexing.h"
+#include "src/ops/indexing_common.h"
 
 namespace ember {
+
+using namespace index_detail;
+namespace dv = autograd::derivatives;
 
 TensorIndex::TensorIndex(const char* s) : kind_(Kind::Ellipsis) {
   EMBER_CHECK(s != nullptr && std::string_view(s) == "...",
@@ -30,90 +38,6 @@ TensorIndex::TensorIndex(const char* s) : kind_(Kind::Ellipsis) {
 }
 
 namespace {
-
-const Device kHost(kCPU);
-
-Tensor restrided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides) {
-  TensorImpl* impl = self.unsafeGetTensorImpl();
-  return Tensor(make_intrusive<TensorImpl>(impl->storage(), impl->dtype(), sizes, strides,
-                                           impl->storage_offset()));
-}
-Tensor alias(const Tensor& self) { return restrided(self, self.sizes(), self.strides()); }
-// 0-dim tensors index like 1-element 1-D ones (PyTorch's ensure_nonempty_dim); a view, so writes
-// reach self.
-Tensor at_least_1d(const Tensor& t) { return t.dim() == 0 ? t.unsqueeze(0) : t; }
-bool shares_storage(const Tensor& a, const Tensor& b) {
-  return a.unsafeGetTensorImpl()->storage() == b.unsafeGetTensorImpl()->storage();
-}
-
-// Whether `from` expands to `to` without growing `to`.
-bool broadcasts_to(IntArrayRef from, IntArrayRef to) {
-  if (from.size() > to.size()) return false;
-  for (size_t i = 0; i < from.size(); ++i) {
-    const int64_t have = from[from.size() - 1 - i], want = to[to.size() - 1 - i];
-    if (have != want && have != 1) return false;
-  }
-  return true;
-}
-
-void check_index_dtype(const Tensor& index, const char* op) {
-  EMBER_CHECK_TYPE(index.dtype() == kLong,
-                   "{}: expected an int64 index tensor, got {}. Hint: convert it with "
-                   ".to(ember::kLong)",
-                   op, index.dtype());
-}
-void check_bool_mask(const Tensor& mask, const char* op) {
-  EMBER_CHECK_TYPE(mask.dtype() == kBool,
-                   "{}: expected a bool mask, got {}. Hint: build it with a comparison (x > 0) "
-                   "or .to(ember::kBool)",
-                   op, mask.dtype());
-}
-
-// Checks every index value against [-size, size) (wrap) or [0, size), naming the first offender.
-void check_range(const Tensor& index, int64_t size, bool wrap, int64_t dim, const char* op) {
-  if (index.numel() == 0) return;
-  Tensor c = index.contiguous();
-  const int64_t* p = c.data_ptr<int64_t>();
-  int64_t lo = 0, hi = 0;
-  kernels::cpu_min_max(p, c.numel(), &lo, &hi);
-  const int64_t min_ok = wrap ? -size : 0;
-  if (lo >= min_ok && hi < size) return;
-  for (int64_t i = 0; i < c.numel(); ++i)
-    EMBER_CHECK_INDEX(p[i] >= min_ok && p[i] < size,
-                      "{}: index {} is out of bounds for dimension {} with size {}", op, p[i], dim,
-                      size);
-}
-
-// `strides` with dim d set to 0.
-DimVector without_dim(IntArrayRef strides, int64_t d) {
-  DimVector s(strides);
-  s[d] = 0;
-  return s;
-}
-// Strides that lay a 1-D index with stride `stride` along dim d of an ndim-dim iteration space.
-DimVector along_dim(int64_t ndim, int64_t d, int64_t stride) {
-  DimVector s(ndim, 0);
-  s[d] = stride;
-  return s;
-}
-
-// Kernel parameters: element offset = (v < 0 ? v + wrap : v) * stride.
-OpScalars index_params(int64_t stride, int64_t wrap = 0) {
-  OpScalars s;
-  s.i[0] = stride;
-  s.i[1] = wrap;
-  return s;
-}
-
-void run_gather(const Tensor& out, const Tensor& src, const Tensor& index, const OpScalars& p) {
-  if (out.numel() == 0) return;
-  kernels::cpu_index_gather(make_elementwise_loop(out, {&src, &index}, p, out.dtype()));
-}
-void run_put(const Tensor& dst, const Tensor& values, const Tensor& index, const OpScalars& p,
-             bool accumulate) {
-  if (dst.numel() == 0) return;
-  kernels::cpu_index_put(make_elementwise_loop(dst, {&values, &index}, p, dst.dtype()), accumulate);
-}
 
 // ---- Tensor::index and index_put_ ----
 
@@ -153,7 +77,8 @@ BasicResult apply_basic(const Tensor& self, ArrayRef<TensorIndex> indices, const
                     "{}: too many indices for tensor of dimension {}: the index list uses {} "
                     "dims",
                     op, self.dim(), specified);
-  BasicResult r{alias(self), {}};
+  // Starting from self itself, so that under autograd each basic step records as a view op.
+  BasicResult r{self, {}};
   int64_t dim = 0, real_dim = 0;  // next dim of r.view, and the matching dim of self
   auto select = [&](int64_t i) {
     const int64_t n = r.view.size(dim);
@@ -388,13 +313,30 @@ void advanced_put(const Tensor& dst, const std::vector<TensorEntry>& entries, co
   bump_version(dst);
 }
 
+// The tensor entries as an index list of the view they apply to: Slice() over the dims before
+// each, so that view.index(list) repeats the advanced step (for its backward).
+std::vector<TensorIndex> advanced_list(const std::vector<TensorEntry>& entries) {
+  std::vector<TensorIndex> list;
+  int64_t dim = 0;
+  for (const TensorEntry& e : entries) {
+    for (; dim < e.dim; ++dim) list.emplace_back(indexing::Slice());
+    list.emplace_back(e.index);
+    dim += is_mask(e.index) ? e.index.dim() : 1;
+  }
+  return list;
+}
+
 }  // namespace
 
 Tensor index(const Tensor& self, ArrayRef<TensorIndex> indices) {
   check_defined(self, "index");
+  // The basic indices make views, recorded by the view ops; only the advanced step records here.
   BasicResult r = apply_basic(self, indices, "index");
-  if (r.tensors.empty()) return r.view;
-  return advanced_gather(r.view, r.tensors, "index");
+  if (r.tensors.empty()) return r.view.is_same(self) ? self.view(self.sizes()) : r.view;
+  autograd::OpRecording rec(r.view);
+  Tensor out = advanced_gather(r.view, r.tensors, "index");
+  if (rec) dv::index(out, r.view, advanced_list(r.tensors));
+  return out;
 }
 
 const Tensor& index_put_(const Tensor& self, ArrayRef<TensorIndex> indices, const Tensor& value,
@@ -402,227 +344,17 @@ const Tensor& index_put_(const Tensor& self, ArrayRef<TensorIndex> indices, cons
   const char* op = "index_put_";
   check_defined(self, op);
   check_defined(value, op, "value");
+  autograd::InplaceRecording rec(op, self, value);
+  autograd::Edges edges;
+  if (rec) edges = autograd::edges_of(self, value);
   BasicResult r = apply_basic(self, indices, op);
   if (r.tensors.empty() && !accumulate) {
     r.view.copy_(prepare_values(value, self, r.view.sizes(), op));
   } else {
     advanced_put(r.view, r.tensors, value, accumulate, op);  // copy_ and the kernel path bump
   }
+  if (rec) dv::index_put_(self, indices, value, accumulate, std::move(edges));
   return self;
-}
-
-// ---- index_select, gather, scatter, index_add, take ----
-
-Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
-  const char* op = "index_select";
-  check_defined(self, op);
-  check_defined(index, op, "index");
-  check_index_dtype(index, op);
-  check_same_device({&self, &index}, op);
-  EMBER_CHECK_INDEX(index.dim() <= 1, "{}: index is supposed to be a vector, got shape {}", op,
-                    index.sizes());
-  const int64_t d = wrap_dim(dim, self.dim(), op);
-  EMBER_CHECK_INDEX(self.dim() > 0 || index.numel() == 1,
-                    "{}: index to a 0-dim tensor can have only 1 value, got {}", op, index.numel());
-  if (!self.is_cpu()) return index_select(self.to(kHost), dim, index.to(kHost)).to(self.device());
-  Tensor s = at_least_1d(self);
-  DimVector shape(s.sizes());
-  shape[d] = index.numel();
-  Tensor i = index.reshape({-1});
-  check_range(i, s.size(d), false, d, op);
-  Tensor out = empty(shape, self.options());
-  run_gather(out, restrided(s, shape, without_dim(s.strides(), d)),
-             restrided(i, shape, along_dim(s.dim(), d, i.stride(0))), index_params(s.stride(d)));
-  return self.dim() == 0 ? out.view({}) : out;
-}
-
-namespace {
-// PyTorch's scatter/gather shape rules: equal ranks (0-dim counting as 1-D), index no larger than
-// self apart from `dim`, and no larger than src anywhere.
-void check_scatter_gather(const Tensor& self, const Tensor& index, const Tensor* src, int64_t dim,
-                          const char* op) {
-  Tensor s = at_least_1d(self), i = at_least_1d(index);
-  EMBER_CHECK(s.dim() == i.dim(),
-              "{}: index tensor must have the same number of dimensions as self tensor: index {} "
-              "and self {}",
-              op, index.sizes(), self.sizes());
-  if (src)
-    EMBER_CHECK(at_least_1d(*src).dim() == i.dim(),
-                "{}: index tensor must have the same number of dimensions as src tensor: index {} "
-                "and src {}",
-                op, index.sizes(), src->sizes());
-  for (int64_t k = 0; k < i.dim(); ++k) {
-    EMBER_CHECK(k == dim || i.size(k) <= s.size(k),
-                "{}: size does not match at dimension {}: expected index {} to be smaller than "
-                "self {} apart from dimension {}",
-                op, k, index.sizes(), self.sizes(), dim);
-    if (src)
-      EMBER_CHECK(i.size(k) <= at_least_1d(*src).size(k),
-                  "{}: size does not match at dimension {}: expected index {} to be smaller than "
-                  "src {}",
-                  op, k, index.sizes(), src->sizes());
-  }
-}
-
-// self[..., index[i], ...] = (or +=) values[i] along dim; values are already over index's shape.
-const Tensor& scatter_impl(const Tensor& self, int64_t dim, const Tensor& index,
-                           const Tensor& values, bool accumulate, const char* op) {
-  if (index.numel() == 0) return self;
-  if (!self.is_cpu()) {
-    Tensor host = self.to(kHost);
-    scatter_impl(host, dim, index.to(kHost), values.to(kHost), accumulate, op);
-    self.copy_(host);
-    return self;
-  }
-  Tensor s = at_least_1d(self), i = at_least_1d(index).to(kHost);
-  Tensor v = values.to(kHost);
-  if (shares_storage(v, self)) v = v.clone();
-  if (shares_storage(i, self)) i = i.clone();
-  check_range(i, s.size(dim), false, dim, op);
-  run_put(restrided(s, i.sizes(), without_dim(s.strides(), dim)), v, i, index_params(s.stride(dim)),
-          accumulate);
-  bump_version(self);
-  return self;
-}
-
-const Tensor& scatter_src(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                          bool accumulate, const char* op) {
-  check_defined(self, op);
-  check_defined(index, op, "index");
-  check_defined(src, op, "src");
-  check_index_dtype(index, op);
-  check_same_device({&self, &index, &src}, op);
-  EMBER_CHECK_TYPE(src.dtype() == self.dtype(),
-                   "{}: expected self.dtype to be equal to src.dtype, got {} and {}", op,
-                   self.dtype(), src.dtype());
-  const int64_t d = wrap_dim(dim, self.dim(), op);
-  check_scatter_gather(self, index, &src, d, op);
-  // src is read over index's shape with its own strides.
-  Tensor s1 = at_least_1d(src);
-  return scatter_impl(self, d, index, restrided(s1, at_least_1d(index).sizes(), s1.strides()),
-                      accumulate, op);
-}
-}  // namespace
-
-Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
-  const char* op = "gather";
-  check_defined(self, op);
-  check_defined(index, op, "index");
-  check_index_dtype(index, op);
-  check_same_device({&self, &index}, op);
-  const int64_t d = wrap_dim(dim, self.dim(), op);
-  check_scatter_gather(self, index, nullptr, d, op);
-  if (!self.is_cpu()) return gather(self.to(kHost), dim, index.to(kHost)).to(self.device());
-  Tensor s = at_least_1d(self), i = at_least_1d(index);
-  Tensor out = empty(index.sizes(), self.options());
-  check_range(i, s.size(d), false, d, op);
-  run_gather(out.view(i.sizes()), restrided(s, i.sizes(), without_dim(s.strides(), d)), i,
-             index_params(s.stride(d)));
-  return out;
-}
-
-Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  check_defined(self, "scatter");
-  return self.clone().scatter_(dim, index, src);
-}
-Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  check_defined(self, "scatter");
-  return self.clone().scatter_(dim, index, value);
-}
-Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  check_defined(self, "scatter_add");
-  return self.clone().scatter_add_(dim, index, src);
-}
-
-const Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) const {
-  return scatter_src(*this, dim, index, src, false, "scatter_");
-}
-const Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) const {
-  const char* op = "scatter_";
-  check_defined(*this, op);
-  check_defined(index, op, "index");
-  check_index_dtype(index, op);
-  check_same_device({this, &index}, op);
-  const int64_t d = wrap_dim(dim, this->dim(), op);
-  check_scatter_gather(*this, index, nullptr, d, op);
-  Tensor v = scalar_to_tensor(value, dtype(), kHost);
-  return scatter_impl(*this, d, index, v.expand(at_least_1d(index).sizes()), false, op);
-}
-const Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const {
-  return scatter_src(*this, dim, index, src, true, "scatter_add_");
-}
-
-const Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source,
-                                 const Scalar& alpha) const {
-  const char* op = "index_add_";
-  check_defined(*this, op);
-  check_defined(index, op, "index");
-  check_defined(source, op, "source");
-  check_index_dtype(index, op);
-  check_same_device({this, &index, &source}, op);
-  EMBER_CHECK_INDEX(index.dim() <= 1, "{}: index is supposed to be a vector, got shape {}", op,
-                    index.sizes());
-  EMBER_CHECK_TYPE(source.dtype() == dtype(),
-                   "{}: self ({}) and source ({}) must have the same scalar type", op, dtype(),
-                   source.dtype());
-  EMBER_CHECK_TYPE(!(is_integral(dtype(), true) && alpha.isFloatingPoint()),
-                   "{}: for integral input tensors, argument alpha must not be a floating point "
-                   "number, got {}",
-                   op, alpha);
-  const int64_t d = wrap_dim(dim, this->dim(), op);
-  Tensor s = at_least_1d(*this), src = at_least_1d(source);
-  EMBER_CHECK(src.dim() == s.dim(),
-              "{}: source {} and self {} must have the same number of dimensions", op,
-              source.sizes(), sizes());
-  EMBER_CHECK(index.numel() == src.size(d),
-              "{}: number of indices ({}) should be equal to source.size(dim) ({})", op,
-              index.numel(), src.size(d));
-  for (int64_t k = 0; k < s.dim(); ++k)
-    EMBER_CHECK(k == d || src.size(k) == s.size(k),
-                "{}: source {} and self {} must match in every dimension but dim {}", op,
-                source.sizes(), sizes(), d);
-  if (index.numel() == 0) return *this;
-  if (!is_cpu()) {
-    Tensor host = to(kHost);
-    host.index_add_(dim, index.to(kHost), source.to(kHost), alpha);
-    copy_(host);
-    return *this;
-  }
-  Tensor values = alpha.toDouble() == 1.0 ? src : src.mul(alpha).to(dtype());
-  if (shares_storage(values, *this)) values = values.clone();
-  Tensor i = index.reshape({-1});
-  if (shares_storage(i, *this)) i = i.clone();
-  check_range(i, s.size(d), false, d, op);
-  run_put(restrided(s, src.sizes(), without_dim(s.strides(), d)), values,
-          restrided(i, src.sizes(), along_dim(s.dim(), d, i.stride(0))), index_params(s.stride(d)),
-          true);
-  bump_version(*this);
-  return *this;
-}
-
-Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
-                 const Scalar& alpha) {
-  check_defined(self, "index_add");
-  return self.clone().index_add_(dim, index, source, alpha);
-}
-
-Tensor take(const Tensor& self, const Tensor& index) {
-  const char* op = "take";
-  check_defined(self, op);
-  check_defined(index, op, "index");
-  check_index_dtype(index, op);
-  check_same_device({&self, &index}, op);
-  if (!self.is_cpu()) return take(self.to(kHost), index.to(kHost)).to(self.device());
-  Tensor out = empty(index.sizes(), self.options());
-  if (out.numel() == 0) return out;
-  EMBER_CHECK_INDEX(self.numel() > 0, "{}: tried to take from an empty tensor of shape {}", op,
-                    self.sizes());
-  // Flat positions index the logical (row-major) order, which is memory order once contiguous.
-  check_range(index, self.numel(), true, 0, op);
-  Tensor c = self.contiguous();
-  run_gather(out, restrided(c, index.sizes(), DimVector(index.dim(), 0)), index,
-             index_params(1, c.numel()));
-  return out;
 }
 
 // ---- masked_fill, masked_select, nonzero ----
@@ -662,21 +394,38 @@ Scalar value_of(const Tensor& value, const char* op) {
   return value.item();
 }
 
-Tensor masked_fill_out_of_place(const Tensor& self, const Tensor& mask, const Scalar& value) {
+// `value_tensor`: the Tensor overload's value (undefined for a Scalar), for autograd.
+Tensor masked_fill_out_of_place(const Tensor& self, const Tensor& mask, const Scalar& value,
+                                const Tensor& value_tensor) {
   check_defined(self, "masked_fill");
   check_defined(mask, "masked_fill", "mask");
   check_bool_mask(mask, "masked_fill");
   DimVector shape = broadcast_shape(self.sizes(), mask.sizes(), "masked_fill");
+  autograd::OpRecording rec(self, value_tensor);
   Tensor out = self.expand(shape).clone();
-  return masked_fill_impl(out, mask, value, "masked_fill");
+  masked_fill_impl(out, mask, value, "masked_fill");
+  if (rec) dv::masked_fill(out, self, mask, value_tensor);
+  return out;
+}
+
+const Tensor& masked_fill_in_place(const Tensor& self, const Tensor& mask, const Scalar& value,
+                                   const Tensor& value_tensor) {
+  autograd::InplaceRecording rec("masked_fill_", self, value_tensor);
+  autograd::Edges edges;
+  if (rec)
+    edges =
+        value_tensor.defined() ? autograd::edges_of(self, value_tensor) : autograd::edges_of(self);
+  masked_fill_impl(self, mask, value, "masked_fill_");
+  if (rec) dv::masked_fill_(self, mask, value_tensor, std::move(edges));
+  return self;
 }
 }  // namespace
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
-  return masked_fill_out_of_place(self, mask, value);
+  return masked_fill_out_of_place(self, mask, value, Tensor());
 }
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  return masked_fill_out_of_place(self, mask, value_of(value, "masked_fill"));
+  return masked_fill_out_of_place(self, mask, value_of(value, "masked_fill"), value);
 }
 
 Tensor masked_select(const Tensor& self, const Tensor& mask) {
@@ -685,7 +434,10 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
   check_defined(mask, op, "mask");
   check_bool_mask(mask, op);
   DimVector shape = broadcast_shape(self.sizes(), mask.sizes(), op);
-  return index(self.expand(shape), {mask.expand(shape)});
+  autograd::OpRecording rec(self);
+  Tensor out = index(self.expand(shape), {mask.expand(shape)});
+  if (rec) dv::masked_select(out, self, mask);
+  return out;
 }
 
 Tensor nonzero(const Tensor& self) {
@@ -702,7 +454,6 @@ Tensor nonzero(const Tensor& self) {
   return out.narrow(0, 0, count);
 }
 
-// ---- Tensor methods ----
 Tensor Tensor::index(ArrayRef<TensorIndex> indices) const { return ember::index(*this, indices); }
 Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
   return ember::index(*this, ArrayRef<TensorIndex>(indices));
@@ -723,25 +474,6 @@ const Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices,
   return index_put_(ArrayRef<TensorIndex>(indices), value);
 }
 Tensor Tensor::operator[](const Tensor& index) const { return ember::index(*this, {index}); }
-Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
-  return ember::index_select(*this, dim, index);
-}
-Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
-  return ember::gather(*this, dim, index);
-}
-Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
-  return ember::scatter(*this, dim, index, src);
-}
-Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value) const {
-  return ember::scatter(*this, dim, index, value);
-}
-Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
-  return ember::scatter_add(*this, dim, index, src);
-}
-Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source,
-                         const Scalar& alpha) const {
-  return ember::index_add(*this, dim, index, source, alpha);
-}
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
   return ember::masked_fill(*this, mask, value);
 }
@@ -749,13 +481,12 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
   return ember::masked_fill(*this, mask, value);
 }
 const Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) const {
-  return masked_fill_impl(*this, mask, value, "masked_fill_");
+  return masked_fill_in_place(*this, mask, value, Tensor());
 }
 const Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) const {
-  return masked_fill_impl(*this, mask, value_of(value, "masked_fill_"), "masked_fill_");
+  return masked_fill_in_place(*this, mask, value_of(value, "masked_fill_"), value);
 }
 Tensor Tensor::masked_select(const Tensor& mask) const { return ember::masked_select(*this, mask); }
 Tensor Tensor::nonzero() const { return ember::nonzero(*this); }
-Tensor Tensor::take(const Tensor& index) const { return ember::take(*this, index); }
 
 }  // namespace ember

@@ -1,13 +1,16 @@
 // Shape ops that cannot be views and so copy: cat, stack, repeat, tile, flip, roll, tril, triu,
 // constant_pad_nd, plus broadcast_tensors/broadcast_shapes. Each one allocates its output and
 // fills it through copy_ into views of it (or of a restrided input), so the cast kernel does the
-// strided work for every dtype and device and no kernel of its own is needed.
+// strided work for every dtype and device and no kernel of its own is needed. Under autograd each
+// op records one node (src/autograd/derivatives/shape.cpp) and runs its body with recording off,
+// so those internal copies leave no trace; tile and broadcast_tensors record as repeat and expand.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "ember/ops/factory.h"
 #include "ember/ops/shape.h"
+#include "src/autograd/derivatives/shape.h"
 #include "src/core/parallel.h"
 #include "src/ops/op_common.h"
 
@@ -47,10 +50,15 @@ Tensor cat(TensorList tensors, int64_t dim) {
     dtype = promote_types(dtype, t.dtype());
   }
   check_list_devices(tensors, "cat");
+  autograd::OpRecording rec(tensors);
   TensorOptions options = TensorOptions().dtype(dtype).device(tensors[0].device());
   size_t ref = 0;
   while (ref < tensors.size() && cat_skips(tensors[ref])) ++ref;
-  if (ref == tensors.size()) return empty({0}, options);
+  if (ref == tensors.size()) {
+    Tensor out = empty({0}, options);
+    if (rec) autograd::derivatives::cat(out, tensors, 0);
+    return out;
+  }
 
   const Tensor& first = tensors[ref];
   const int64_t d = wrap_dim(dim, first.dim(), "cat");
@@ -72,13 +80,13 @@ Tensor cat(TensorList tensors, int64_t dim) {
   }
   shape[d] = total;
   Tensor out = empty(shape, options);
-  if (out.numel() == 0) return out;
   int64_t offset = 0;
   for (const Tensor& t : tensors) {
-    if (cat_skips(t) || t.size(d) == 0) continue;
+    if (out.numel() == 0 || cat_skips(t) || t.size(d) == 0) continue;
     out.narrow(d, offset, t.size(d)).copy_(t);
     offset += t.size(d);
   }
+  if (rec) autograd::derivatives::cat(out, tensors, d);
   return out;
 }
 
@@ -94,10 +102,13 @@ Tensor stack(TensorList tensors, int64_t dim) {
                 tensors[0].sizes(), tensors[i].sizes(), i);
   }
   const int64_t d = wrap_dim(dim, tensors[0].dim() + 1, "stack");
+  autograd::OpRecording rec(tensors);
   std::vector<Tensor> parts;
   parts.reserve(tensors.size());
   for (const Tensor& t : tensors) parts.push_back(t.unsqueeze(d));
-  return cat(parts, d);
+  Tensor out = cat(parts, d);
+  if (rec) autograd::derivatives::stack(out, tensors, d);
+  return out;
 }
 
 Tensor repeat(const Tensor& self, IntArrayRef repeats) {
@@ -109,6 +120,7 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
               nr, self.dim());
   for (int64_t r : repeats)
     EMBER_CHECK(r >= 0, "repeat: repeats must be non-negative, got {}", repeats);
+  autograd::OpRecording rec(self);
   // Output dim i, seen as (repeat r_i, size s_i), reads input dim i with stride 0 over r_i: one
   // copy of a stride-0 view. Size-1 pairs are dropped so the loop stays within its dim limit.
   const int64_t pad = nr - self.dim();
@@ -127,8 +139,9 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
     }
   }
   Tensor out = empty(out_shape, self.options());
-  if (out.numel() == 0) return out;
-  out.view(pair_sizes).copy_(restrided(self, pair_sizes, src_strides, self.storage_offset()));
+  if (out.numel() > 0)
+    out.view(pair_sizes).copy_(restrided(self, pair_sizes, src_strides, self.storage_offset()));
+  if (rec) autograd::derivatives::repeat(out, self, repeats);
   return out;
 }
 
@@ -148,29 +161,34 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
     EMBER_CHECK(!flipped[w], "flip: dim {} appears multiple times in the list of dims {}", w, dims);
     flipped[w] = true;
   }
+  autograd::OpRecording rec(self);
   Tensor out = empty(self.sizes(), self.options());
-  if (out.numel() == 0) return out;
-  // Read the input backwards: negative strides from the last element of each flipped dim.
-  DimVector strides(self.strides());
-  int64_t offset = self.storage_offset();
-  for (int64_t d = 0; d < self.dim(); ++d) {
-    if (!flipped[d]) continue;
-    offset += (self.size(d) - 1) * self.stride(d);
-    strides[d] = -self.stride(d);
+  if (out.numel() > 0) {
+    // Read the input backwards: negative strides from the last element of each flipped dim.
+    DimVector strides(self.strides());
+    int64_t offset = self.storage_offset();
+    for (int64_t d = 0; d < self.dim(); ++d) {
+      if (!flipped[d]) continue;
+      offset += (self.size(d) - 1) * self.stride(d);
+      strides[d] = -self.stride(d);
+    }
+    out.copy_(restrided(self, self.sizes(), strides, offset));
   }
-  out.copy_(restrided(self, self.sizes(), strides, offset));
+  if (rec) autograd::derivatives::flip(out, self, dims);
   return out;
 }
 
-Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
-  check_defined(self, "roll");
+namespace {
+Tensor roll_impl(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   EMBER_CHECK(!shifts.empty(), "roll: `shifts` required");
   if (dims.empty()) {
     EMBER_CHECK(shifts.size() == 1,
                 "roll: shifts and dimensions must align: without dims, shifts must have one "
                 "element (the tensor is rolled flattened), got {}",
                 shifts);
-    return roll(self.flatten(), shifts, {0}).view(self.sizes());
+    // The flat result re-shaped without becoming a view (its base would be untracked).
+    return restrided(roll_impl(self.flatten(), shifts, {0}), self.sizes(),
+                     contiguous_strides(self.sizes()), 0);
   }
   EMBER_CHECK(shifts.size() == dims.size(),
               "roll: shifts and dimensions must align. shifts: {}, dims: {}", shifts.size(),
@@ -211,6 +229,15 @@ Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   }
   return out;
 }
+}  // namespace
+
+Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  check_defined(self, "roll");
+  autograd::OpRecording rec(self);
+  Tensor out = roll_impl(self, shifts, dims);
+  if (rec) autograd::derivatives::roll(out, self, shifts, dims);
+  return out;
+}
 
 namespace {
 // Zeroes the part of each matrix outside the kept triangle: columns j with j - i > k (tril) or
@@ -247,13 +274,21 @@ Tensor triangle(const Tensor& self, int64_t k, bool lower, const char* op) {
 }
 }  // namespace
 
-Tensor tril(const Tensor& self, int64_t diagonal) { return triangle(self, diagonal, true, "tril"); }
+Tensor tril(const Tensor& self, int64_t diagonal) {
+  autograd::OpRecording rec(self);
+  Tensor out = triangle(self, diagonal, true, "tril");
+  if (rec) autograd::derivatives::tril(out, self, diagonal);
+  return out;
+}
 Tensor triu(const Tensor& self, int64_t diagonal) {
-  return triangle(self, diagonal, false, "triu");
+  autograd::OpRecording rec(self);
+  Tensor out = triangle(self, diagonal, false, "triu");
+  if (rec) autograd::derivatives::triu(out, self, diagonal);
+  return out;
 }
 
-Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
-  check_defined(self, "constant_pad_nd");
+namespace {
+Tensor constant_pad_nd_impl(const Tensor& self, IntArrayRef pad, const Scalar& value) {
   EMBER_CHECK(pad.size() % 2 == 0,
               "constant_pad_nd: length of pad must be even but instead it equals {}", pad.size());
   const int64_t npairs = static_cast<int64_t>(pad.size()) / 2;
@@ -288,6 +323,15 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
     dst = dst.narrow(d, std::max<int64_t>(pad[2 * i], 0), src.size(d));
   }
   dst.copy_(src);
+  return out;
+}
+}  // namespace
+
+Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  check_defined(self, "constant_pad_nd");
+  autograd::OpRecording rec(self);
+  Tensor out = constant_pad_nd_impl(self, pad, value);
+  if (rec) autograd::derivatives::constant_pad_nd(out, self, pad);
   return out;
 }
 
