@@ -9,6 +9,7 @@
 #include "ember/ops/linalg.h"
 #include "ember/ops/shape.h"
 #include "kernels/common/gemm_params.h"
+#include "src/autograd/derivatives/linalg.h"
 #include "src/ops/op_common.h"
 
 namespace ember {
@@ -220,8 +221,10 @@ void init_bias(const char* op, const Tensor& out, const Tensor& self, const Scal
 Tensor mm(const Tensor& self, const Tensor& mat2) {
   check_operands("mm", self, "mat1", 2, mat2, "mat2", 2);
   check_mm_shapes("mm", self, mat2);
+  autograd::OpRecording rec(self, mat2);
   Tensor out = empty({self.size(0), mat2.size(1)}, self.options());
   gemm_2d(out, self, mat2, 1, 0);
+  if (rec) autograd::derivatives::mm(out, self, mat2);
   return out;
 }
 
@@ -229,6 +232,7 @@ const Tensor& mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) 
   check_operands("mm_out", self, "mat1", 2, mat2, "mat2", 2);
   check_mm_shapes("mm_out", self, mat2);
   check_defined(out, "mm_out", "out");
+  autograd::check_out_not_differentiable("mm_out", self, mat2);
   check_same_device({&out, &self}, "mm_out");
   EMBER_CHECK_TYPE(out.dtype() == self.dtype(),
                    "mm_out: expected out to have dtype {}, but got {}. Hint: allocate out with the "
@@ -249,8 +253,10 @@ const Tensor& mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) 
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
   check_operands("bmm", self, "batch1", 3, mat2, "batch2", 3);
   check_bmm_shapes("bmm", self, mat2);
+  autograd::OpRecording rec(self, mat2);
   Tensor out = empty({self.size(0), self.size(1), mat2.size(2)}, self.options());
   bmm_into(out, self, mat2, 1, 0);
+  if (rec) autograd::derivatives::bmm(out, self, mat2);
   return out;
 }
 
@@ -259,9 +265,11 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   check_operands("addmm", mat1, "mat1", 2, mat2, "mat2", 2);
   check_mm_shapes("addmm", mat1, mat2);
   check_coefficients("addmm", mat1.dtype(), beta, alpha);
+  autograd::OpRecording rec(self, mat1, mat2);
   Tensor out = empty({mat1.size(0), mat2.size(1)}, mat1.options());
   init_bias("addmm", out, self, beta);
   gemm_2d(out, mat1, mat2, alpha, beta);
+  if (rec) autograd::derivatives::addmm(out, self, mat1, mat2, beta, alpha);
   return out;
 }
 
@@ -270,9 +278,11 @@ Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, c
   check_operands("baddbmm", batch1, "batch1", 3, batch2, "batch2", 3);
   check_bmm_shapes("baddbmm", batch1, batch2);
   check_coefficients("baddbmm", batch1.dtype(), beta, alpha);
+  autograd::OpRecording rec(self, batch1, batch2);
   Tensor out = empty({batch1.size(0), batch1.size(1), batch2.size(2)}, batch1.options());
   init_bias("baddbmm", out, self, beta);
   bmm_into(out, batch1, batch2, alpha, beta);
+  if (rec) autograd::derivatives::baddbmm(out, self, batch1, batch2, beta, alpha);
   return out;
 }
 
@@ -282,10 +292,12 @@ Tensor mv(const Tensor& self, const Tensor& vec) {
               "mv: size mismatch, got input ({}) and vec ({}). Hint: self.size(1) must equal "
               "vec.size(0)",
               dims_str(self.sizes()), vec.size(0));
+  autograd::OpRecording rec(self, vec);
   Tensor out = empty({self.size(0)}, self.options());
   // vec is a k x 1 matrix, out an m x 1 one.
   run_gemm(matrix_arg(self), {&vec, vec.stride(0), 1, {}}, {&out, out.stride(0), 1, {}}, {},
            self.size(0), 1, self.size(1), 1, 0);
+  if (rec) autograd::derivatives::mv(out, self, vec);
   return out;
 }
 
@@ -294,10 +306,12 @@ Tensor dot(const Tensor& self, const Tensor& other) {
   EMBER_CHECK(self.size(0) == other.size(0),
               "dot: expected both vectors to have the same number of elements, but got {} and {}",
               self.size(0), other.size(0));
+  autograd::OpRecording rec(self, other);
   Tensor out = empty({}, self.options());
   // A 1 x k row times a k x 1 column.
   run_gemm({&self, 1, self.stride(0), {}}, {&other, other.stride(0), 1, {}}, {&out, 1, 1, {}}, {},
            1, 1, self.size(0), 1, 0);
+  if (rec) autograd::derivatives::dot(out, self, other);
   return out;
 }
 
@@ -311,12 +325,14 @@ Tensor outer(const Tensor& self, const Tensor& vec2) {
   // outer is elementwise multiplication in PyTorch, so it promotes mixed dtypes.
   const ScalarType dtype = result_type_of({&self, &vec2}, {});
   if (dtype == kBool) return mul(self.unsqueeze(1), vec2);
+  autograd::OpRecording rec(self, vec2);  // before the casts, which must not record
   const Tensor a = cast_to(self, dtype), b = cast_to(vec2, dtype);
   check_gemm_dtype("outer", a);
   Tensor out = empty({a.size(0), b.size(0)}, a.options());
   // An m x 1 column times a 1 x n row (k = 1).
   run_gemm({&a, a.stride(0), 1, {}}, {&b, 1, b.stride(0), {}}, matrix_arg(out), {}, a.size(0),
            b.size(0), 1, 1, 0);
+  if (rec) autograd::derivatives::outer(out, self, vec2);
   return out;
 }
 
@@ -352,6 +368,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   DimVector out_shape = batch;
   if (d1 >= 2) out_shape.push_back(m);
   if (d2 >= 2) out_shape.push_back(n);
+  autograd::OpRecording rec(self, other);
   Tensor out = empty(out_shape, self.options());
 
   // Broadcast batch strides: right-aligned, 0 where the operand lacks the dim or has size 1.
@@ -368,6 +385,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   MatArg c{&out, d2 >= 2 ? n : 1, 1, {}};
   c.batch_strides.assign(out.strides().begin(), out.strides().begin() + nb);
   run_gemm(a, b, c, batch, m, n, k, 1, 0);
+  if (rec) autograd::derivatives::matmul(out, self, other);
   return out;
 }
 

@@ -14,6 +14,7 @@
 
 #include "ember/ops/factory.h"
 #include "ember/ops/linalg.h"
+#include "src/autograd/derivatives/linalg.h"
 #include "src/ops/op_common.h"
 
 namespace ember::linalg {
@@ -135,6 +136,7 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
   const DimVector batch = batch_shape(A);
   const int64_t q_cols = mode == "complete" ? m : k, r_rows = mode == "complete" ? m : k;
+  autograd::OpRecording rec(A);
   Tensor Q =
       mode == "r" ? empty({0}, A.options()) : empty(with_matrix(batch, {m, q_cols}), A.options());
   Tensor R = empty(with_matrix(batch, {r_rows, n}), A.options());
@@ -148,6 +150,7 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
       if (mode != "r") out_matrix<T>(Q, b) = f.householderQ() * Mat<T>::Identity(m, q_cols);
     });
   });
+  if (rec) autograd::derivatives::linalg_qr(mode == "r" ? Tensor() : Q, R, A, mode);
   return {Q, R};
 }
 
@@ -224,24 +227,32 @@ void eigh_impl(const char* op, const Tensor& A, std::string_view UPLO, bool vect
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices) {
+  autograd::OpRecording rec(A);
   Tensor U, S, Vh;
   svd_impl("linalg.svd", A, true, full_matrices, &U, &S, &Vh);
+  if (rec) autograd::derivatives::linalg_svd(U, S, Vh, A, full_matrices);
   return {U, S, Vh};
 }
 
+// svdvals and eigvalsh need the singular vectors / eigenvectors for their gradient, so with
+// autograd they run the full decomposition and record through it (as PyTorch does).
 Tensor svdvals(const Tensor& A) {
+  if (autograd::needs_grad(A)) return std::get<1>(svd(A, false));
   Tensor S;
   svd_impl("linalg.svdvals", A, false, false, nullptr, &S, nullptr);
   return S;
 }
 
 std::tuple<Tensor, Tensor> eigh(const Tensor& A, std::string_view UPLO) {
+  autograd::OpRecording rec(A);
   Tensor L, V;
   eigh_impl("linalg.eigh", A, UPLO, true, &L, &V);
+  if (rec) autograd::derivatives::linalg_eigh(L, V, A, UPLO);
   return {L, V};
 }
 
 Tensor eigvalsh(const Tensor& A, std::string_view UPLO) {
+  if (autograd::needs_grad(A)) return std::get<0>(eigh(A, UPLO));
   Tensor L;
   eigh_impl("linalg.eigvalsh", A, UPLO, false, &L, nullptr);
   return L;
@@ -249,6 +260,7 @@ Tensor eigvalsh(const Tensor& A, std::string_view UPLO) {
 
 Tensor inv(const Tensor& A) {
   check_matrix("linalg.inv", A, true);
+  autograd::OpRecording rec(A);
   const bool batched = A.dim() > 2;
   Tensor out = empty(A.sizes(), A.options());
   const Tensor Ac = A.contiguous();
@@ -265,6 +277,7 @@ Tensor inv(const Tensor& A) {
       out_matrix<T>(out, b) = lu.inverse();
     });
   });
+  if (rec) autograd::derivatives::linalg_inv(out, A);
   return out;
 }
 
@@ -286,33 +299,40 @@ Tensor solve(const Tensor& A, const Tensor& B) {
               "linalg.solve: Incompatible shapes of A and B for the equation AX = B ({} and {}). "
               "Hint: B.size({}) must equal A.size(-1)",
               A.sizes(), B.sizes(), vector_case ? -1 : -2);
+  // The solve is of matrices; a vector B is unsqueezed first and the result squeezed after, both
+  // recorded as views, so the solve's own formula only sees the matrix case.
   const Tensor Bm = vector_case ? B.unsqueeze(-1) : B;  // (*, n, k)
   const int64_t k = Bm.size(-1);
   const DimVector batch =
       broadcast_shape(batch_shape(A), Bm.sizes().slice(0, Bm.dim() - 2), "linalg.solve");
   const bool batched = !batch.empty();
   Tensor X = empty(with_matrix(batch, {n, k}), A.options());
-  const Tensor Ac = A.contiguous(), Bc = Bm.contiguous();
-  const std::vector<int64_t> a_off = broadcast_offsets(Ac, 2, batch);
-  const std::vector<int64_t> b_off = broadcast_offsets(Bc, 2, batch);
-  visit_float(A.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    for (size_t i = 0; i < a_off.size(); ++i) {
-      if (n == 0) break;
-      Mat<T> a = ConstRowMap<T>(Ac.data_ptr<T>() + a_off[i], n, n);
-      Mat<T> rhs = ConstRowMap<T>(Bc.data_ptr<T>() + b_off[i], n, k);
-      Eigen::PartialPivLU<Mat<T>> lu(a);
-      EMBER_CHECK(first_zero_pivot(lu) == 0,
-                  "linalg.solve: {}The solver failed because the input matrix is singular.",
-                  batch_prefix(static_cast<int64_t>(i), batched));
-      out_matrix<T>(X, static_cast<int64_t>(i)) = lu.solve(rhs);
-    }
-  });
+  {
+    autograd::OpRecording rec(A, Bm);
+    const Tensor Ac = A.contiguous(), Bc = Bm.contiguous();
+    const std::vector<int64_t> a_off = broadcast_offsets(Ac, 2, batch);
+    const std::vector<int64_t> b_off = broadcast_offsets(Bc, 2, batch);
+    visit_float(A.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      for (size_t i = 0; i < a_off.size(); ++i) {
+        if (n == 0) break;
+        Mat<T> a = ConstRowMap<T>(Ac.data_ptr<T>() + a_off[i], n, n);
+        Mat<T> rhs = ConstRowMap<T>(Bc.data_ptr<T>() + b_off[i], n, k);
+        Eigen::PartialPivLU<Mat<T>> lu(a);
+        EMBER_CHECK(first_zero_pivot(lu) == 0,
+                    "linalg.solve: {}The solver failed because the input matrix is singular.",
+                    batch_prefix(static_cast<int64_t>(i), batched));
+        out_matrix<T>(X, static_cast<int64_t>(i)) = lu.solve(rhs);
+      }
+    });
+    if (rec) autograd::derivatives::linalg_solve(X, A, Bm);
+  }
   return vector_case ? X.squeeze(-1) : X;
 }
 
 Tensor cholesky(const Tensor& A, bool upper) {
   check_matrix("linalg.cholesky", A, true);
+  autograd::OpRecording rec(A);
   const bool batched = A.dim() > 2;
   Tensor out = empty(A.sizes(), A.options());
   const Tensor Ac = A.contiguous();
@@ -346,6 +366,7 @@ Tensor cholesky(const Tensor& A, bool upper) {
         out_matrix<T>(out, b) = l;
     });
   });
+  if (rec) autograd::derivatives::linalg_cholesky(out, A, upper);
   return out;
 }
 
@@ -374,6 +395,7 @@ void lu_det(const Mat<T>& a, T* sign, T* logabs, T* det) {
 
 Tensor det(const Tensor& A) {
   check_matrix("linalg.det", A, true);
+  autograd::OpRecording rec(A);
   Tensor out = empty(batch_shape(A), A.options());
   const Tensor Ac = A.contiguous();
   visit_float(A.dtype(), [&](auto tag) {
@@ -382,11 +404,13 @@ Tensor det(const Tensor& A) {
     for_each_matrix<T>(Ac,
                        [&](int64_t b, const Mat<T>& a) { lu_det<T>(a, nullptr, nullptr, o + b); });
   });
+  if (rec) autograd::derivatives::linalg_det(out, A);
   return out;
 }
 
 std::tuple<Tensor, Tensor> slogdet(const Tensor& A) {
   check_matrix("linalg.slogdet", A, true);
+  autograd::OpRecording rec(A);
   Tensor sign = empty(batch_shape(A), A.options()), logabs = empty(batch_shape(A), A.options());
   const Tensor Ac = A.contiguous();
   visit_float(A.dtype(), [&](auto tag) {
@@ -396,11 +420,13 @@ std::tuple<Tensor, Tensor> slogdet(const Tensor& A) {
     for_each_matrix<T>(Ac,
                        [&](int64_t b, const Mat<T>& a) { lu_det<T>(a, s + b, l + b, nullptr); });
   });
+  if (rec) autograd::derivatives::linalg_slogdet(sign, logabs, A);
   return {sign, logabs};
 }
 
 Tensor matrix_exp(const Tensor& A) {
   check_matrix("linalg.matrix_exp", A, true);
+  autograd::OpRecording rec(A);
   Tensor out = empty(A.sizes(), A.options());
   const Tensor Ac = A.contiguous();
   visit_float(A.dtype(), [&](auto tag) {
@@ -409,6 +435,7 @@ Tensor matrix_exp(const Tensor& A) {
       if (a.rows() > 0) out_matrix<T>(out, b) = a.exp();
     });
   });
+  if (rec) autograd::derivatives::linalg_matrix_exp(out, A);
   return out;
 }
 

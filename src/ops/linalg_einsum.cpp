@@ -162,7 +162,8 @@ Labelled contract(Labelled a, Labelled b, const Labels& keep) {
   DimVector batch_sizes, out_shape;
   int64_t nbatch = 1, m = 1, n = 1, k = 1;
   for (int id : batch) {
-    const int64_t s = std::max(label_size(a, id), label_size(b, id));
+    // A size-1 side broadcasts to the other's size, which may be 0.
+    const int64_t sa = label_size(a, id), s = sa == 1 ? label_size(b, id) : sa;
     batch_sizes.push_back(s);
     nbatch *= s;
   }

@@ -10,6 +10,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/shape.h"
+#include "src/autograd/derivatives/linalg.h"
 #include "src/ops/op_common.h"
 
 namespace ember::linalg {
@@ -106,6 +107,7 @@ Tensor vector_norm(const Tensor& x, double ord, IntArrayRef dim, bool keepdim) {
                    ".to(ember::kFloat)",
                    op, x.dtype());
   const DimVector dims = reduce_dims(op, x, dim);
+  autograd::OpRecording rec(x);
   DimVector kept;
   // float16/bfloat16 are reduced in float32, as PyTorch accumulates them.
   const ScalarType compute = x.dtype() == kDouble ? kDouble : kFloat;
@@ -129,7 +131,9 @@ Tensor vector_norm(const Tensor& x, double ord, IntArrayRef dim, bool keepdim) {
     for (int64_t r = 0; r < rows; ++r)
       dst[r] = static_cast<float>(vector_norm_row(src + r * inner, inner, ord));
   }
-  return cast_to(out, x.dtype());
+  out = cast_to(out, x.dtype());
+  if (rec) autograd::derivatives::linalg_vector_norm(out, x, ord, dims, keepdim);
+  return out;
 }
 
 namespace {
@@ -147,6 +151,7 @@ Tensor matrix_norm_impl(const Tensor& A, const std::string& ord, double num, Int
               A.dim());
   EMBER_CHECK(dim.size() == 2, "{}: dim must be a 2-tuple, but got {}", op, dim);
   const DimVector dims = reduce_dims(op, A, dim);
+  autograd::OpRecording rec(A);
   DimVector kept;
   const Tensor Ac = dims_last(A, dims, &kept);
   const int64_t m = A.size(dims[0]), n = A.size(dims[1]);
@@ -188,6 +193,7 @@ Tensor matrix_norm_impl(const Tensor& A, const std::string& ord, double num, Int
     run(double{});
   else
     run(float{});
+  if (rec) autograd::derivatives::linalg_matrix_norm(out, A, ord, num, dims, keepdim);
   return out;
 }
 }  // namespace
