@@ -12,6 +12,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/reduction.h"
 #include "src/autograd/autograd_meta.h"
+#include "src/autograd/grad_mode_state.h"
 #include "src/autograd/engine_state.h"
 #include "src/autograd/grad_utils.h"
 #include "src/autograd/node_internal.h"
@@ -20,7 +21,7 @@
 namespace ember::autograd {
 
 namespace {
-thread_local Node* tls_current_node = nullptr;
+EMBER_FAST_TLS Node* tls_current_node = nullptr;
 std::atomic<uint64_t> g_task_id{1};
 std::atomic<bool> g_anomaly{false};
 

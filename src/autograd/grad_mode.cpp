@@ -5,8 +5,8 @@
 namespace ember {
 
 namespace autograd {
-thread_local bool tls_grad_enabled = true;
-thread_local bool tls_inference_mode = false;
+EMBER_FAST_TLS bool tls_grad_enabled = true;
+EMBER_FAST_TLS bool tls_inference_mode = false;
 }  // namespace autograd
 
 bool GradMode::is_enabled() { return autograd::tls_grad_enabled; }

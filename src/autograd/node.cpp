@@ -1,5 +1,6 @@
 #include "ember/autograd/node.h"
 
+#include "src/autograd/grad_mode_state.h"
 #include "src/autograd/node_internal.h"
 #include "src/core/check.h"
 
@@ -7,7 +8,7 @@ namespace ember::autograd {
 
 namespace {
 // Per thread, like LibTorch: creation order decides execution order among ready nodes.
-thread_local uint64_t tls_sequence_nr = 0;
+EMBER_FAST_TLS uint64_t tls_sequence_nr = 0;
 std::atomic<size_t> g_hook_id{1};
 }  // namespace
 

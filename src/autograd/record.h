@@ -142,6 +142,14 @@ class SavedList final : public SavedVariable::Collector {
   void release() {
     for (SavedVariable* v : saved_) v->reset();
   }
+  /// Tells saved outputs which output of `fn` they are (they were saved before it existed).
+  template <class Outputs>
+  void bind_outputs(const Outputs& outputs, const std::shared_ptr<Node>& fn) {
+    for (SavedVariable* v : saved_) {
+      uint32_t nr = 0;
+      for (const Tensor& out : outputs) v->bind_output(out, fn, nr++);
+    }
+  }
 
  private:
   InlineVector<SavedVariable*, 4> saved_;
@@ -158,6 +166,7 @@ class FnNode final : public Node {
   }
   std::string name() const override { return name_; }
   void release_variables() override { saved_.release(); }
+  SavedList& saved() { return saved_; }
   void apply(ArrayRef<Tensor> grads, variable_list& out) override {
     Grads g = call(grads);
     check_grad_count(name_, g.size(), out.size());
@@ -181,7 +190,7 @@ class FnNode final : public Node {
 };
 
 template <class F>
-std::shared_ptr<Node> make_node(const char* name, Edges&& edges, F&& formula) {
+std::shared_ptr<FnNode<std::decay_t<F>>> make_node(const char* name, Edges&& edges, F&& formula) {
   auto node = std::make_shared<FnNode<std::decay_t<F>>>(name, std::forward<F>(formula));
   node->set_next_edges(edges.size());
   for (size_t i = 0; i < edges.size(); ++i) node->set_next_edge(i, std::move(edges[i]));
@@ -205,6 +214,7 @@ void record(const char* name, std::initializer_list<Tensor> outputs, Edges edges
     node->add_input_metadata(out);
     set_history(out, node, nr++);
   }
+  if (outputs.size() > 1) node->saved().bind_outputs(outputs, node);
 }
 template <class F>
 void record(const char* name, const Tensor& output, Edges edges, F&& formula) {
@@ -221,6 +231,7 @@ void record_list(const char* name, const std::vector<Tensor>& outputs, Edges edg
     node->add_input_metadata(out);
     set_history(out, node, nr++);
   }
+  if (outputs.size() > 1) node->saved().bind_outputs(outputs, node);
 }
 
 void rebase_history(const Tensor& self, std::shared_ptr<Node> node);

@@ -3,13 +3,14 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "src/autograd/autograd_meta.h"
+#include "src/autograd/grad_mode_state.h"
 #include "src/autograd/engine_state.h"
 #include "src/core/check.h"
 
 namespace ember::autograd {
 
 namespace {
-thread_local SavedVariable::Collector* tls_collector = nullptr;
+EMBER_FAST_TLS SavedVariable::Collector* tls_collector = nullptr;
 }  // namespace
 
 void SavedVariable::set_collector(Collector* c) { tls_collector = c; }
@@ -22,7 +23,7 @@ SavedVariable::SavedVariable(const SavedVariable& o)
       is_output_(o.is_output_),
       was_defined_(o.was_defined_),
       requires_grad_(o.requires_grad_) {
-  if (tls_collector) tls_collector->add(this);
+  if (was_defined_ && tls_collector) tls_collector->add(this);  // undefined: nothing to free
 }
 
 SavedVariable::SavedVariable(SavedVariable&& o) noexcept
@@ -33,7 +34,7 @@ SavedVariable::SavedVariable(SavedVariable&& o) noexcept
       is_output_(o.is_output_),
       was_defined_(o.was_defined_),
       requires_grad_(o.requires_grad_) {
-  if (tls_collector) tls_collector->add(this);
+  if (was_defined_ && tls_collector) tls_collector->add(this);  // undefined: nothing to free
 }
 
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
@@ -55,6 +56,18 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
 }
 
 void SavedVariable::reset() { data_.reset(); }
+
+void SavedVariable::bind_output(const Tensor& out, const std::shared_ptr<Node>& fn,
+                                uint32_t output_nr) {
+  if (!is_output_ || !data_.defined() || !out.defined()) return;
+  TensorImpl* a = data_.unsafeGetTensorImpl();
+  TensorImpl* b = out.unsafeGetTensorImpl();
+  if (a->storage() != b->storage() || a->storage_offset() != b->storage_offset() ||
+      a->sizes() != b->sizes() || a->strides() != b->strides())
+    return;
+  weak_grad_fn_ = fn;
+  output_nr_ = output_nr;
+}
 
 Tensor SavedVariable::unpack() const {
   if (!was_defined_) return Tensor();

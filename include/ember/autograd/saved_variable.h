@@ -36,6 +36,9 @@ class EMBER_API SavedVariable {
   bool defined() const { return data_.defined() || !was_defined_; }
   /// Frees the tensor (after a backward without retain_graph).
   void reset();
+  /// An output saved before its node was attached learns which output of `fn` it is, when `out`
+  /// is that output (same memory and geometry).
+  void bind_output(const Tensor& out, const std::shared_ptr<Node>& fn, uint32_t output_nr);
 
  private:
   Tensor data_;
