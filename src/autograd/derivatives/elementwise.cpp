@@ -232,7 +232,10 @@ bool prepare_elementwise(PendingElementwise& pending, OpId op,
       if (f->uses & (1u << i)) {
         // In place, self is about to be overwritten: its formula needs the old values.
         Tensor keep = (in_place && i == 0) ? in.tensor->clone() : *in.tensor;
-        p->saved[i] = save(keep);
+        // y.mul_(y): the other operand is the node's own output; saving it plainly would be a
+        // reference cycle (and its version check fails at backward, as in LibTorch).
+        const bool own_output = in_place && i > 0 && in.tensor->is_same(*out);
+        p->saved[i] = own_output ? save_output(keep) : save(keep);
       }
     } else {
       p->edges.push_back(Edge());
