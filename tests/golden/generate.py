@@ -52,6 +52,7 @@ import sys
 
 import torch
 
+from gen.autograd_e2e import gen_autograd_e2e
 from gen.binary import gen_binary
 from gen.common import ROOT
 from gen.linalg import gen_linalg
@@ -60,7 +61,7 @@ from gen.shape import gen_shape
 from gen.unary import gen_unary
 
 FAMILIES = {"unary": gen_unary, "binary": gen_binary, "reduction": gen_reduction,
-            "linalg": gen_linalg, "shape": gen_shape}
+            "linalg": gen_linalg, "shape": gen_shape, "autograd_e2e": gen_autograd_e2e}
 MAX_BYTES = 2 * 1024 * 1024
 
 
