@@ -1,7 +1,8 @@
-// Autograd hot paths: recording one op, a 10-op chain forward+backward (BENCHMARKS.md §1), and
-// what backward allocates per node on a 1000-op chain (the issue's "no per-node allocation beyond
-// the gradient tensors"). Allocations are counted by replacing operator new (C++ objects: tensor
-// and node structs, vectors) and interposing posix_memalign (tensor data buffers).
+// Autograd hot paths: recording one op, and what backward allocates per node on a 1000-op chain
+// (the issue's "no per-node allocation beyond the gradient tensors"). BENCHMARKS.md §1's 10-op
+// chain is in the runner (benchmarks/compare/overhead_*.cpp), side by side with LibTorch.
+// Allocations are counted by replacing operator new (C++ objects: tensor and node structs, vectors)
+// and interposing posix_memalign (tensor data buffers).
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 
@@ -55,30 +56,6 @@ void BM_AddRequiresGrad(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_AddRequiresGrad);
-
-void BM_Chain10ForwardBackward(benchmark::State& state) {
-  Tensor x = ember::full({}, 0.5).requires_grad_();
-  Tensor w = ember::full({}, 1.5).requires_grad_();
-  for (auto _ : state) {
-    Tensor y = x * w;
-    y = y + x;
-    y = ember::sin(y);
-    y = y * w;
-    y = y - x;
-    y = ember::tanh(y);
-    y = y * y;
-    y = y + w;
-    y = ember::sigmoid(y);
-    y = y * x;
-    y.backward();
-    x.mutable_grad().reset();
-    w.mutable_grad().reset();
-  }
-  state.counters["us_per_op"] =
-      benchmark::Counter(10, benchmark::Counter::kIsIterationInvariantRate |
-                                 benchmark::Counter::kInvert);
-}
-BENCHMARK(BM_Chain10ForwardBackward);
 
 // backward() of a 1000-op chain; counters are per node of the chain. arg 0: y = y + w (the
 // gradient passes through: no gradient tensor is made), arg 1: y = y * w (two per node).

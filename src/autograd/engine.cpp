@@ -12,8 +12,8 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/reduction.h"
 #include "src/autograd/autograd_meta.h"
-#include "src/autograd/grad_mode_state.h"
 #include "src/autograd/engine_state.h"
+#include "src/autograd/grad_mode_state.h"
 #include "src/autograd/grad_utils.h"
 #include "src/autograd/node_internal.h"
 #include "src/core/check.h"
@@ -177,7 +177,8 @@ void execute(const std::vector<Edge>& roots, variable_list& root_grads,
       }
       if (opt.restrict_to_targets) {
         // Post-order: every child is final, so "leads to a target" is known.
-        bool needed = std::find(target_leaves.begin(), target_leaves.end(), n) != target_leaves.end();
+        bool needed =
+            std::find(target_leaves.begin(), target_leaves.end(), n) != target_leaves.end();
         for (const Edge& e : edges) {
           if (!e.is_valid()) continue;
           Node* c = e.function.get();
@@ -203,7 +204,8 @@ void execute(const std::vector<Edge>& roots, variable_list& root_grads,
   AutoGradMode grad_mode(opt.create_graph);
   auto deliver = [&](const Edge& e, Tensor g) {
     Node* n = e.function.get();
-    if (g.defined()) accumulate(NodeAccess::input_buffer(*n)[e.input_nr], std::move(g), opt.create_graph);
+    if (g.defined())
+      accumulate(NodeAccess::input_buffer(*n)[e.input_nr], std::move(g), opt.create_graph);
     if (--NodeAccess::dependencies(*n) == 0) {
       s.ready.push_back(n);
       std::push_heap(s.ready.begin(), s.ready.end(), later_first);
@@ -267,8 +269,8 @@ variable_list make_root_grads(const variable_list& outputs, const variable_list&
     const Tensor& out = outputs[i];
     EMBER_CHECK(out.defined(), "{}: tensor {} is undefined", api, i);
     EMBER_CHECK(out.requires_grad(),
-                "{}: element {} of tensors does not require grad and does not have a grad_fn",
-                api, i);
+                "{}: element {} of tensors does not require grad and does not have a grad_fn", api,
+                i);
     if (!given.empty() && given[i].defined()) {
       EMBER_CHECK(given[i].sizes() == out.sizes(),
                   "{}: mismatch in shape: grad_output[{}] has a shape of {} and output[{}] has a "
@@ -380,9 +382,8 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs,
 namespace ember {
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
                       TensorList inputs) const {
-  autograd::backward({*this}, gradient.defined() ? autograd::variable_list{gradient}
-                                                 : autograd::variable_list{},
-                     retain_graph, create_graph,
-                     autograd::variable_list(inputs.begin(), inputs.end()));
+  autograd::backward(
+      {*this}, gradient.defined() ? autograd::variable_list{gradient} : autograd::variable_list{},
+      retain_graph, create_graph, autograd::variable_list(inputs.begin(), inputs.end()));
 }
 }  // namespace ember

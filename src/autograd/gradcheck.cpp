@@ -123,8 +123,8 @@ bool gradcheck(const GradcheckFn& fn, const variable_list& inputs, const Gradche
         }
       }
       if (worst >= 0) {
-        return fail(opt, fmt::format(
-                             "gradcheck: Jacobian mismatch for output {} with respect to input {}: "
+        return fail(
+            opt, fmt::format("gradcheck: Jacobian mismatch for output {} with respect to input {}: "
                              "worst at output element {} / input element {}: numerical {} vs "
                              "analytical {} (atol {}, rtol {})",
                              o, diff_inputs[j], fmt::join(unravel(out.sizes(), worst_r), ","),

@@ -11,7 +11,8 @@
 //
 //   record("MulBackward0", result, edges_of(self, other),
 //          [a = save(self), b = save(other)](const Tensor& grad, NeedsGrad needs) -> Grads {
-//            return {needs[0] ? grad * b.unpack() : Tensor(), needs[1] ? grad * a.unpack() : Tensor()};
+//            return {needs[0] ? grad * b.unpack() : Tensor(), needs[1] ? grad * a.unpack() :
+//            Tensor()};
 //          });
 #pragma once
 
@@ -36,9 +37,7 @@ inline bool requires_grad_arg(TensorList ts) {
 inline bool requires_grad_arg(const std::vector<Tensor>& ts) {
   return requires_grad_arg(TensorList(ts));
 }
-inline bool requires_grad_arg(const std::optional<Tensor>& t) {
-  return t && requires_grad_arg(*t);
-}
+inline bool requires_grad_arg(const std::optional<Tensor>& t) { return t && requires_grad_arg(*t); }
 
 /// True when grad mode is on and any tensor argument requires grad.
 template <class... Ts>
@@ -197,16 +196,18 @@ std::shared_ptr<FnNode<std::decay_t<F>>> make_node(const char* name, Edges&& edg
   return node;
 }
 
-/// Records `formula` as the backward of an op with outputs `outputs` and input edges `edges`.
 /// Only floating outputs carry gradients (an int64 sum of a float tensor does not).
-inline bool any_differentiable(std::initializer_list<Tensor> outputs) {
+template <class Outputs>
+bool any_differentiable(const Outputs& outputs) {
   for (const Tensor& t : outputs)
     if (t.defined() && t.is_floating_point()) return true;
   return false;
 }
 
-template <class F>
-void record(const char* name, std::initializer_list<Tensor> outputs, Edges edges, F&& formula) {
+/// Records `formula` as the backward of an op with `outputs` (a list or vector of tensors) and
+/// input edges `edges`.
+template <class Outputs, class F>
+void record_outputs(const char* name, const Outputs& outputs, Edges edges, F&& formula) {
   if (EMBER_UNLIKELY(!any_differentiable(outputs))) return;
   auto node = make_node(name, std::move(edges), std::forward<F>(formula));
   uint32_t nr = 0;
@@ -217,21 +218,18 @@ void record(const char* name, std::initializer_list<Tensor> outputs, Edges edges
   if (outputs.size() > 1) node->saved().bind_outputs(outputs, node);
 }
 template <class F>
-void record(const char* name, const Tensor& output, Edges edges, F&& formula) {
-  record(name, {output}, std::move(edges), std::forward<F>(formula));
+void record(const char* name, std::initializer_list<Tensor> outputs, Edges edges, F&& formula) {
+  record_outputs(name, outputs, std::move(edges), std::forward<F>(formula));
 }
-/// As record, for ops returning a list of outputs (unbind, split, chunk). Views among them are
-/// marked so that modifying one in place is refused, as LibTorch does.
-/// As record, for ops returning a list of outputs (sort's values, split's pieces).
+template <class F>
+void record(const char* name, const Tensor& output, Edges edges, F&& formula) {
+  record_outputs(name, std::initializer_list<Tensor>{output}, std::move(edges),
+                 std::forward<F>(formula));
+}
+/// As record, for ops returning a vector of outputs.
 template <class F>
 void record_list(const char* name, const std::vector<Tensor>& outputs, Edges edges, F&& formula) {
-  auto node = make_node(name, std::move(edges), std::forward<F>(formula));
-  uint32_t nr = 0;
-  for (const Tensor& out : outputs) {
-    node->add_input_metadata(out);
-    set_history(out, node, nr++);
-  }
-  if (outputs.size() > 1) node->saved().bind_outputs(outputs, node);
+  record_outputs(name, outputs, std::move(edges), std::forward<F>(formula));
 }
 
 void rebase_history(const Tensor& self, std::shared_ptr<Node> node);

@@ -3,8 +3,8 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "src/autograd/autograd_meta.h"
-#include "src/autograd/grad_mode_state.h"
 #include "src/autograd/engine_state.h"
+#include "src/autograd/grad_mode_state.h"
 #include "src/core/check.h"
 
 namespace ember::autograd {

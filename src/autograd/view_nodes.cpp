@@ -30,8 +30,9 @@ CopySlices::CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<N
 }
 
 void CopySlices::apply(ArrayRef<Tensor> grads, variable_list& out) {
-  EMBER_CHECK(fn_, "CopySlices: trying to backward through the graph a second time. Hint: pass "
-                   "retain_graph=true to the first backward");
+  EMBER_CHECK(fn_,
+              "CopySlices: trying to backward through the graph a second time. Hint: pass "
+              "retain_graph=true to the first backward");
   const Tensor& grad = grads[0];
   if (!grad.defined()) return;
   Tensor result = zeros_with_geometry(base_, grad.options());

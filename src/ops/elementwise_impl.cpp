@@ -57,7 +57,9 @@ Tensor finish(OpId op, const Tensor* out, IntArrayRef shape, ScalarType out_dtyp
 }  // namespace
 
 namespace {
-bool operand_requires_grad(const Operand& o) { return o.tensor && autograd::requires_grad_arg(*o.tensor); }
+bool operand_requires_grad(const Operand& o) {
+  return o.tensor && autograd::requires_grad_arg(*o.tensor);
+}
 }  // namespace
 
 Tensor unary_op(OpId op, UnaryPolicy policy, const Tensor& self, const OpScalars& s,

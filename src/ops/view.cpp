@@ -502,8 +502,12 @@ const Tensor& restride_in_place(const Tensor& self, const Tensor& view, const ch
 }
 }  // namespace
 const Tensor& Tensor::squeeze_() const { return restride_in_place(*this, squeeze(), "squeeze_"); }
-const Tensor& Tensor::squeeze_(int64_t d) const { return restride_in_place(*this, squeeze(d), "squeeze_"); }
-const Tensor& Tensor::unsqueeze_(int64_t d) const { return restride_in_place(*this, unsqueeze(d), "unsqueeze_"); }
+const Tensor& Tensor::squeeze_(int64_t d) const {
+  return restride_in_place(*this, squeeze(d), "squeeze_");
+}
+const Tensor& Tensor::unsqueeze_(int64_t d) const {
+  return restride_in_place(*this, unsqueeze(d), "unsqueeze_");
+}
 Tensor Tensor::permute(IntArrayRef dims) const { return ember::permute(*this, dims); }
 Tensor Tensor::transpose(int64_t a, int64_t b) const { return ember::transpose(*this, a, b); }
 const Tensor& Tensor::transpose_(int64_t a, int64_t b) const {

@@ -4,22 +4,11 @@
 #include <thread>
 
 #include "ember/ember.h"
+#include "tests/autograd/test_util.h"
 
 using namespace ember;
+using namespace autograd_test;
 using autograd::variable_list;
-
-namespace {
-Tensor leaf(std::initializer_list<double> v) {
-  return tensor(std::vector<double>(v), kDouble).requires_grad_();
-}
-void expect_values(const Tensor& t, std::vector<double> expected, double tol = 1e-12) {
-  ASSERT_TRUE(t.defined());
-  Tensor c = t.to(kDouble).contiguous();
-  ASSERT_EQ(c.numel(), static_cast<int64_t>(expected.size()));
-  for (size_t i = 0; i < expected.size(); ++i)
-    EXPECT_NEAR(c.data_ptr<double>()[i], expected[i], tol) << "element " << i;
-}
-}  // namespace
 
 TEST(Engine, MulAddBackwardGivesProductRule) {
   Tensor x = leaf({1, 2, 3}), y = leaf({4, 5, 6});

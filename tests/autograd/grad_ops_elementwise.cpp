@@ -14,7 +14,7 @@ Tensor uniform(const std::vector<int64_t>& shape, double lo, double hi) {
 }
 // Input i is drawn from [lo, hi] (for divisors, bases of pow, ...).
 std::function<Tensor(size_t, const std::vector<int64_t>&)> input_in(size_t which, double lo,
-                                                                     double hi) {
+                                                                    double hi) {
   return [=](size_t i, const std::vector<int64_t>& shape) {
     return i == which ? uniform(shape, lo, hi) : uniform(shape, -2, 2);
   };
@@ -79,17 +79,21 @@ void add_elementwise_grad_ops(std::vector<GradOpInfo>& ops) {
   ops.push_back(unary("mish", ember::mish));
 
   // Binary rows.
-  ops.push_back(binary("mul", [](const Tensor& a, const Tensor& b) { return a * b; }, true));
-  ops.push_back(binary("maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); },
-                       true));
+  ops.push_back(binary(
+      "mul", [](const Tensor& a, const Tensor& b) { return a * b; }, true));
+  ops.push_back(binary(
+      "maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); }, true));
   ops.push_back(binary("minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); }));
-  GradOpInfo fmod_info = binary("fmod", [](const Tensor& a, const Tensor& b) { return fmod(a, b); });
+  GradOpInfo fmod_info =
+      binary("fmod", [](const Tensor& a, const Tensor& b) { return fmod(a, b); });
   fmod_info.make_input = input_in(1, 0.5, 1.5);
   ops.push_back(fmod_info);
-  GradOpInfo rem = binary("remainder", [](const Tensor& a, const Tensor& b) { return remainder(a, b); });
+  GradOpInfo rem =
+      binary("remainder", [](const Tensor& a, const Tensor& b) { return remainder(a, b); });
   rem.make_input = input_in(1, 0.5, 1.5);
   ops.push_back(rem);
-  GradOpInfo pow_info = binary("pow", [](const Tensor& a, const Tensor& b) { return pow(a, b); }, true);
+  GradOpInfo pow_info = binary(
+      "pow", [](const Tensor& a, const Tensor& b) { return pow(a, b); }, true);
   pow_info.make_input = input_in(0, 0.5, 2);
   ops.push_back(pow_info);
   GradOpInfo pow_scalar = unary("pow", nullptr, 0.5, 2, true);
@@ -101,30 +105,36 @@ void add_elementwise_grad_ops(std::vector<GradOpInfo>& ops) {
   ops.push_back(binary("atan2", [](const Tensor& a, const Tensor& b) { return atan2(a, b); }));
 
   // Rows with extra arguments.
-  ops.push_back(binary("add", [](const Tensor& a, const Tensor& b) { return add(a, b, 2.5); }, true));
+  ops.push_back(binary(
+      "add", [](const Tensor& a, const Tensor& b) { return add(a, b, 2.5); }, true));
   GradOpInfo add_scalar = unary("add", nullptr);
   add_scalar.fn = [](const Inputs& x) { return 3 + x[0]; };
   ops.push_back(add_scalar);
-  ops.push_back(binary("sub", [](const Tensor& a, const Tensor& b) { return sub(a, b, 0.5); }, true));
+  ops.push_back(binary(
+      "sub", [](const Tensor& a, const Tensor& b) { return sub(a, b, 0.5); }, true));
   GradOpInfo rsub_scalar = unary("sub", nullptr);
   rsub_scalar.fn = [](const Inputs& x) { return 3 - x[0]; };
   ops.push_back(rsub_scalar);
-  GradOpInfo div_info = binary("div", [](const Tensor& a, const Tensor& b) { return a / b; }, true);
+  GradOpInfo div_info = binary(
+      "div", [](const Tensor& a, const Tensor& b) { return a / b; }, true);
   div_info.make_input = input_in(1, 0.5, 2);
   ops.push_back(div_info);
   GradOpInfo div_scalar = unary("div", nullptr);
   div_scalar.fn = [](const Inputs& x) { return 2 / x[0]; };
   div_scalar.low = 0.5;
   ops.push_back(div_scalar);
-  GradOpInfo div_trunc = binary("div_trunc", [](const Tensor& a, const Tensor& b) { return div(a, b, "trunc"); });
+  GradOpInfo div_trunc =
+      binary("div_trunc", [](const Tensor& a, const Tensor& b) { return div(a, b, "trunc"); });
   div_trunc.make_input = input_in(1, 0.5, 2);
   ops.push_back(div_trunc);
-  GradOpInfo div_floor = binary("div_floor", [](const Tensor& a, const Tensor& b) { return div(a, b, "floor"); });
+  GradOpInfo div_floor =
+      binary("div_floor", [](const Tensor& a, const Tensor& b) { return div(a, b, "floor"); });
   div_floor.make_input = input_in(1, 0.5, 2);
   ops.push_back(div_floor);
   ops.push_back(unary("round", [](const Tensor& x) { return ember::round(x); }));
   ops.push_back(unary("round_decimals", [](const Tensor& x) { return ember::round(x, 2); }));
-  ops.push_back(unary("clamp", [](const Tensor& x) { return clamp(x, -0.5, 0.7); }, -2, 2, true));
+  ops.push_back(unary(
+      "clamp", [](const Tensor& x) { return clamp(x, -0.5, 0.7); }, -2, 2, true));
   ops.push_back(unary("clamp_min", [](const Tensor& x) { return clamp_min(x, -0.5); }));
   ops.push_back(unary("clamp_max", [](const Tensor& x) { return clamp_max(x, 0.5); }));
   GradOpInfo clamp_t;
@@ -132,13 +142,19 @@ void add_elementwise_grad_ops(std::vector<GradOpInfo>& ops) {
   clamp_t.shapes = kTernary;
   clamp_t.fn = [](const Inputs& x) { return clamp(x[0], x[1], x[2]); };
   clamp_t.make_input = [](size_t i, const std::vector<int64_t>& shape) {
-    return i == 0 ? uniform(shape, -2, 2) : i == 1 ? uniform(shape, -1.5, -0.5) : uniform(shape, 0.5, 1.5);
+    return i == 0   ? uniform(shape, -2, 2)
+           : i == 1 ? uniform(shape, -1.5, -0.5)
+                    : uniform(shape, 0.5, 1.5);
   };
   ops.push_back(clamp_t);
-  ops.push_back(unary("gelu", [](const Tensor& x) { return gelu(x); }, -2, 2, true));
-  ops.push_back(unary("gelu_tanh", [](const Tensor& x) { return gelu(x, "tanh"); }, -2, 2, true));
-  ops.push_back(unary("logit", [](const Tensor& x) { return logit(x); }, 0.1, 0.9));
-  ops.push_back(unary("logit", [](const Tensor& x) { return logit(x, 0.2); }, 0.1, 0.9));
+  ops.push_back(unary(
+      "gelu", [](const Tensor& x) { return gelu(x); }, -2, 2, true));
+  ops.push_back(unary(
+      "gelu_tanh", [](const Tensor& x) { return gelu(x, "tanh"); }, -2, 2, true));
+  ops.push_back(unary(
+      "logit", [](const Tensor& x) { return logit(x); }, 0.1, 0.9));
+  ops.push_back(unary(
+      "logit", [](const Tensor& x) { return logit(x, 0.2); }, 0.1, 0.9));
   ops.push_back(unary("nan_to_num", [](const Tensor& x) { return nan_to_num(x); }));
   GradOpInfo lerp_info;
   lerp_info.name = "lerp";
@@ -146,7 +162,8 @@ void add_elementwise_grad_ops(std::vector<GradOpInfo>& ops) {
   lerp_info.fn = [](const Inputs& x) { return lerp(x[0], x[1], x[2]); };
   lerp_info.gradgrad = true;
   ops.push_back(lerp_info);
-  GradOpInfo lerp_scalar = binary("lerp", [](const Tensor& a, const Tensor& b) { return lerp(a, b, 0.3); });
+  GradOpInfo lerp_scalar =
+      binary("lerp", [](const Tensor& a, const Tensor& b) { return lerp(a, b, 0.3); });
   ops.push_back(lerp_scalar);
   GradOpInfo addcmul_info;
   addcmul_info.name = "addcmul";

@@ -84,7 +84,8 @@ TEST_P(GradcheckOp, MatchesFiniteDifferences) {
   const GradOpInfo& op = grad_op_infos()[GetParam()];
   manual_seed(static_cast<uint64_t>(GetParam()) + 1);
   auto fn = [&](const variable_list& x) { return variable_list{op.fn(x)}; };
-  for (Variant v : {Variant::Plain, Variant::NonContiguous, Variant::Broadcast, Variant::ZeroSize}) {
+  for (Variant v :
+       {Variant::Plain, Variant::NonContiguous, Variant::Broadcast, Variant::ZeroSize}) {
     std::vector<Tensor> inputs = make_inputs(op, v);
     if (inputs.empty()) continue;
     SCOPED_TRACE(std::string(op.name) + " " + variant_name(v));
@@ -116,14 +117,14 @@ std::string entry_name(const ::testing::TestParamInfo<size_t>& info) {
   return n;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllOps, GradcheckOp,
-                         ::testing::Range<size_t>(0, grad_op_infos().size()), entry_name);
+INSTANTIATE_TEST_SUITE_P(AllOps, GradcheckOp, ::testing::Range<size_t>(0, grad_op_infos().size()),
+                         entry_name);
 
 // Elementwise rows without a gradient, and why.
 const std::set<std::string> kNotDifferentiable = {
-    "bitwise_not", "logical_not", "isnan",       "isinf",       "isfinite",   // bool/int results
-    "eq",          "ne",          "lt",          "le",          "gt",          "ge",
-    "logical_and", "logical_or",  "logical_xor", "bitwise_and", "bitwise_or",  "bitwise_xor",
+    "bitwise_not", "logical_not", "isnan",       "isinf",       "isfinite",  // bool/int results
+    "eq",          "ne",          "lt",          "le",          "gt",         "ge",
+    "logical_and", "logical_or",  "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
     "fill",  // fill_ is covered in the in-place tests (its gradient is zero)
     "cast",  // .to(dtype): a float32 round trip is too coarse for finite differences; see
              // Engine.PromotedInputGetsGradientInItsDtype
@@ -137,16 +138,16 @@ const std::vector<std::string> kFamilyOps = {
     // views and shapes
     "view", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "t",
     "expand", "narrow", "select", "slice", "split", "split_with_sizes", "chunk", "unbind",
-    "diagonal", "as_strided", "movedim", "unfold", "cat", "stack", "repeat", "tile", "flip",
-    "roll", "tril", "triu", "constant_pad_nd", "contiguous", "clone", "broadcast_tensors",
+    "diagonal", "as_strided", "movedim", "unfold", "cat", "stack", "repeat", "tile", "flip", "roll",
+    "tril", "triu", "constant_pad_nd", "contiguous", "clone", "broadcast_tensors",
     // indexing (nonzero has an integer result)
     "index", "index_put", "index_select", "gather", "scatter", "scatter_add", "index_add",
     "masked_fill", "masked_select", "take",
     // linear algebra
     "mm", "bmm", "matmul", "addmm", "baddbmm", "dot", "mv", "outer", "einsum", "linalg_qr",
-    "linalg_svd", "linalg_svdvals", "linalg_eigh", "linalg_eigvalsh", "linalg_inv",
-    "linalg_solve", "linalg_cholesky", "linalg_det", "linalg_slogdet", "linalg_matrix_norm",
-    "linalg_vector_norm", "linalg_matrix_exp"};
+    "linalg_svd", "linalg_svdvals", "linalg_eigh", "linalg_eigvalsh", "linalg_inv", "linalg_solve",
+    "linalg_cholesky", "linalg_det", "linalg_slogdet", "linalg_matrix_norm", "linalg_vector_norm",
+    "linalg_matrix_exp"};
 
 TEST(GradCoverage, EveryDifferentiableOpHasAnEntry) {
   std::set<std::string> have;
@@ -161,7 +162,8 @@ TEST(GradCoverage, EveryDifferentiableOpHasAnEntry) {
   EMBER_SPECIAL_ELEMENTWISE_OPS(EMBER_NEED)
 #undef EMBER_NEED
   for (const std::string& name : kFamilyOps) need(name);
-  EXPECT_TRUE(missing.empty()) << "no gradient test entry for: " << ::testing::PrintToString(missing);
+  EXPECT_TRUE(missing.empty()) << "no gradient test entry for: "
+                               << ::testing::PrintToString(missing);
 }
 
 }  // namespace

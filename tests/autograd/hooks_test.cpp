@@ -58,10 +58,11 @@ TEST(Hooks, NodeHooksSeeGradients) {
     ++pre;
     return std::optional<autograd::variable_list>();
   });
-  y.grad_fn()->register_hook([&](const autograd::variable_list& in, const autograd::variable_list&) {
-    ++post;
-    return std::optional<autograd::variable_list>(autograd::variable_list{in[0] * 0, Tensor()});
-  });
+  y.grad_fn()->register_hook(
+      [&](const autograd::variable_list& in, const autograd::variable_list&) {
+        ++post;
+        return std::optional<autograd::variable_list>(autograd::variable_list{in[0] * 0, Tensor()});
+      });
   y.sum().backward();
   EXPECT_EQ(pre, 1);
   EXPECT_EQ(post, 1);

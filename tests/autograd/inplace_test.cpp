@@ -2,26 +2,10 @@
 #include <gtest/gtest.h>
 
 #include "ember/ember.h"
+#include "tests/autograd/test_util.h"
 
 using namespace ember;
-
-namespace {
-void expect_values(const Tensor& t, std::vector<double> expected, double tol = 1e-12) {
-  ASSERT_TRUE(t.defined());
-  Tensor c = t.to(kDouble).contiguous();
-  ASSERT_EQ(c.numel(), static_cast<int64_t>(expected.size()));
-  for (size_t i = 0; i < expected.size(); ++i)
-    EXPECT_NEAR(c.data_ptr<double>()[i], expected[i], tol) << "element " << i;
-}
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-}  // namespace
+using namespace autograd_test;
 
 TEST(Inplace, ModifyingASavedTensorIsCaught) {
   Tensor x = tensor(std::vector<double>{1, 2}, kDouble).requires_grad_();
@@ -93,4 +77,3 @@ TEST(Inplace, ViewSeesInplaceChangeOfBase) {
   v.sum().backward();
   expect_values(x.grad(), {2, 2, 0});
 }
-

@@ -7,28 +7,14 @@
 #include <string>
 
 #include "ember/ember.h"
+#include "tests/autograd/test_util.h"
 
 using namespace ember;
+using namespace autograd_test;
 
 namespace {
 Tensor leaf(std::vector<double> v, std::vector<int64_t> shape) {
   return tensor(v, kDouble).reshape(shape).requires_grad_();
-}
-void expect_values(const Tensor& t, std::vector<double> expected, double tol = 1e-10) {
-  ASSERT_TRUE(t.defined());
-  Tensor c = t.to(kDouble).contiguous();
-  ASSERT_EQ(c.numel(), static_cast<int64_t>(expected.size()));
-  for (size_t i = 0; i < expected.size(); ++i)
-    EXPECT_NEAR(c.data_ptr<double>()[i], expected[i], tol) << "element " << i;
-}
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 }  // namespace
 
@@ -66,7 +52,7 @@ TEST(LinalgGrad, QrModeRIsNotDifferentiable) {
   Tensor A = randn({4, 3}, kDouble).requires_grad_();
   Tensor R = std::get<1>(linalg::qr(A, "r"));
   ASSERT_TRUE(R.requires_grad());
-  const std::string msg = error_of([&] { R.sum().backward(); });
+  const std::string msg = message_of([&] { R.sum().backward(); });
   EXPECT_NE(msg.find("linalg.qr: the derivative of linalg.qr depends on Q"), std::string::npos)
       << msg;
 }
@@ -74,7 +60,7 @@ TEST(LinalgGrad, QrModeRIsNotDifferentiable) {
 TEST(LinalgGrad, QrCompleteOfTallMatrixIsNotDifferentiable) {
   Tensor A = randn({4, 3}, kDouble).requires_grad_();
   auto [Q, R] = linalg::qr(A, "complete");
-  const std::string msg = error_of([&] { (Q.sum() + R.sum()).backward(); });
+  const std::string msg = message_of([&] { (Q.sum() + R.sum()).backward(); });
   EXPECT_NE(msg.find("not differentiable when mode='complete' and nrows > ncols"),
             std::string::npos)
       << msg;

@@ -3,21 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "ember/ember.h"
+#include "tests/autograd/test_util.h"
 
 using namespace ember;
-
-namespace {
-Tensor leaf(std::initializer_list<double> v) {
-  return tensor(std::vector<double>(v), kDouble).requires_grad_();
-}
-void expect_values(const Tensor& t, std::vector<double> expected, double tol = 1e-12) {
-  ASSERT_TRUE(t.defined());
-  Tensor c = t.to(kDouble).contiguous();
-  ASSERT_EQ(c.numel(), static_cast<int64_t>(expected.size()));
-  for (size_t i = 0; i < expected.size(); ++i)
-    EXPECT_NEAR(c.data_ptr<double>()[i], expected[i], tol) << "element " << i;
-}
-}  // namespace
+using namespace autograd_test;
 
 TEST(ReductionGrad, AmaxTiesSplitTheGradientEvenly) {
   Tensor x = leaf({1, 3, 3, 2});

@@ -4,26 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "ember/ember.h"
+#include "tests/autograd/test_util.h"
 
 using namespace ember;
+using namespace autograd_test;
 using indexing::Slice;
 
 namespace {
-void expect_values(const Tensor& t, std::vector<double> expected, double tol = 1e-12) {
-  ASSERT_TRUE(t.defined());
-  Tensor c = t.to(kDouble).contiguous();
-  ASSERT_EQ(c.numel(), static_cast<int64_t>(expected.size()));
-  for (size_t i = 0; i < expected.size(); ++i)
-    EXPECT_NEAR(c.data_ptr<double>()[i], expected[i], tol) << "element " << i;
-}
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 Tensor doubles(std::vector<double> v) { return tensor(v, kDouble); }
 std::string node_of(const Tensor& t) { return t.grad_fn() ? t.grad_fn()->name() : "(none)"; }
 }  // namespace

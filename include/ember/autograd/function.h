@@ -18,9 +18,9 @@
 #pragma once
 
 #include <memory>
-#include <typeinfo>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -116,8 +116,7 @@ struct Function {
     node->ctx_.node_ = node.get();
     variable_list inputs{detail::as_tensor_arg(args)...};
     node->is_tensor_arg_ = {std::is_same_v<std::decay_t<Args>, Tensor>...};
-    const bool executable =
-        FunctionImpl::prepare(*node, node->ctx_, inputs, node->is_tensor_arg_);
+    const bool executable = FunctionImpl::prepare(*node, node->ctx_, inputs, node->is_tensor_arg_);
     using Out = decltype(T::forward(&node->ctx_, std::forward<Args>(args)...));
     static_assert(std::is_same_v<Out, Tensor> || std::is_same_v<Out, variable_list>,
                   "Function<T>::forward must return a Tensor or a variable_list");

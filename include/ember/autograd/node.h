@@ -32,7 +32,8 @@ using edge_list = std::vector<Edge>;
 /// the gradient that arrives for it.
 struct InputMetadata {
   InputMetadata() = default;
-  explicit InputMetadata(const Tensor& t) : shape(t.sizes()), dtype(t.dtype()), device(t.device()) {}
+  explicit InputMetadata(const Tensor& t)
+      : shape(t.sizes()), dtype(t.dtype()), device(t.device()) {}
   DimVector shape;
   ScalarType dtype = ScalarType::Float;
   Device device = Device(kCPU);

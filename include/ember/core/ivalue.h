@@ -14,13 +14,13 @@ namespace ember {
 class EMBER_API IValue {
  public:
   IValue() = default;
-  IValue(Tensor t) : v_(std::move(t)) {}  // NOLINT: implicit, as LibTorch
-  IValue(double d) : v_(d) {}             // NOLINT
-  IValue(int64_t i) : v_(i) {}            // NOLINT
-  IValue(int i) : v_(static_cast<int64_t>(i)) {}  // NOLINT
-  IValue(bool b) : v_(b) {}                        // NOLINT
-  IValue(std::string s) : v_(std::move(s)) {}      // NOLINT
-  IValue(const char* s) : v_(std::string(s)) {}    // NOLINT: not bool
+  IValue(Tensor t) : v_(std::move(t)) {}                // NOLINT: implicit, as LibTorch
+  IValue(double d) : v_(d) {}                           // NOLINT
+  IValue(int64_t i) : v_(i) {}                          // NOLINT
+  IValue(int i) : v_(static_cast<int64_t>(i)) {}        // NOLINT
+  IValue(bool b) : v_(b) {}                             // NOLINT
+  IValue(std::string s) : v_(std::move(s)) {}           // NOLINT
+  IValue(const char* s) : v_(std::string(s)) {}         // NOLINT: not bool
   IValue(std::vector<int64_t> v) : v_(std::move(v)) {}  // NOLINT
   IValue(IntArrayRef v) : v_(v.vec()) {}                // NOLINT
   IValue(std::vector<double> v) : v_(std::move(v)) {}   // NOLINT

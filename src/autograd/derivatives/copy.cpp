@@ -6,11 +6,11 @@
 namespace ember::autograd::derivatives {
 
 void copy_(const Tensor& self, const Tensor& src, Edges edges) {
-  record_inplace("CopyBackwards", self, std::move(edges),
-                 [src_device = src.device()](const Tensor& grad, NeedsGrad needs) -> Grads {
-                   return {needs[0] ? zeros_like(grad) : Tensor(),
-                           needs[1] ? grad.to(src_device) : Tensor()};
-                 });
+  record_inplace(
+      "CopyBackwards", self, std::move(edges),
+      [src_device = src.device()](const Tensor& grad, NeedsGrad needs) -> Grads {
+        return {needs[0] ? zeros_like(grad) : Tensor(), needs[1] ? grad.to(src_device) : Tensor()};
+      });
 }
 
 void clone(const Tensor& result, const Tensor& self) {

@@ -34,12 +34,12 @@ namespace {
 using Formula = ElementwiseFormula;
 
 // One gradient expression, with the operands named as in derivatives.yaml.
-#define EMBER_GRAD(expr)                                                               \
-  [](const Args& a) -> Tensor {                                                        \
-    [[maybe_unused]] const Tensor &grad = a.grad, &self = a.self, &other = a.other,    \
-                                  &third = a.third, &result = a.result;                \
-    [[maybe_unused]] const double *s = a.s.s;                                          \
-    return expr;                                                                       \
+#define EMBER_GRAD(expr)                                                            \
+  [](const Args& a) -> Tensor {                                                     \
+    [[maybe_unused]] const Tensor &grad = a.grad, &self = a.self, &other = a.other, \
+                                  &third = a.third, &result = a.result;             \
+    [[maybe_unused]] const double* s = a.s.s;                                       \
+    return expr;                                                                    \
   }
 #define EMBER_NO_GRAD nullptr
 
@@ -49,116 +49,107 @@ Tensor masked_grad(const Tensor& cond, const Tensor& grad) {
 }
 
 // name, node name, what the formulas read, d/dself, d/dother, d/dthird
-#define EMBER_ELEMENTWISE_DERIVATIVES(_)                                                       \
-  _(exp, "ExpBackward0", kResult, EMBER_GRAD(grad * result), EMBER_NO_GRAD, EMBER_NO_GRAD)     \
-  _(exp2, "Exp2Backward0", kResult, EMBER_GRAD(grad * result * kLn2), EMBER_NO_GRAD,           \
-    EMBER_NO_GRAD)                                                                              \
-  _(expm1, "Expm1Backward0", kResult, EMBER_GRAD(grad * (result + 1)), EMBER_NO_GRAD,          \
-    EMBER_NO_GRAD)                                                                              \
-  _(log, "LogBackward0", kSelf, EMBER_GRAD(grad / self), EMBER_NO_GRAD, EMBER_NO_GRAD)         \
-  _(log1p, "Log1PBackward0", kSelf, EMBER_GRAD(grad / (self + 1)), EMBER_NO_GRAD,              \
-    EMBER_NO_GRAD)                                                                              \
-  _(log2, "Log2Backward0", kSelf, EMBER_GRAD(grad / (self * kLn2)), EMBER_NO_GRAD,             \
-    EMBER_NO_GRAD)                                                                              \
-  _(log10, "Log10Backward0", kSelf, EMBER_GRAD(grad / (self * kLn10)), EMBER_NO_GRAD,          \
-    EMBER_NO_GRAD)                                                                              \
-  _(sqrt, "SqrtBackward0", kResult, EMBER_GRAD(grad / (result * 2)), EMBER_NO_GRAD,            \
-    EMBER_NO_GRAD)                                                                              \
-  _(rsqrt, "RsqrtBackward0", kResult, EMBER_GRAD(grad * result * result * result * -0.5),      \
-    EMBER_NO_GRAD, EMBER_NO_GRAD)                                                               \
-  _(sin, "SinBackward0", kSelf, EMBER_GRAD(grad * self.cos()), EMBER_NO_GRAD, EMBER_NO_GRAD)   \
-  _(cos, "CosBackward0", kSelf, EMBER_GRAD(-(grad * self.sin())), EMBER_NO_GRAD,               \
-    EMBER_NO_GRAD)                                                                              \
-  _(tan, "TanBackward0", kResult, EMBER_GRAD(grad * (result * result + 1)), EMBER_NO_GRAD,     \
-    EMBER_NO_GRAD)                                                                              \
-  _(asin, "AsinBackward0", kSelf, EMBER_GRAD(grad * (1 - self * self).rsqrt()), EMBER_NO_GRAD, \
-    EMBER_NO_GRAD)                                                                              \
-  _(acos, "AcosBackward0", kSelf, EMBER_GRAD(-(grad * (1 - self * self).rsqrt())),             \
-    EMBER_NO_GRAD, EMBER_NO_GRAD)                                                               \
-  _(atan, "AtanBackward0", kSelf, EMBER_GRAD(grad / (self * self + 1)), EMBER_NO_GRAD,         \
-    EMBER_NO_GRAD)                                                                              \
-  _(sinh, "SinhBackward0", kSelf, EMBER_GRAD(grad * self.cosh()), EMBER_NO_GRAD, EMBER_NO_GRAD) \
-  _(cosh, "CoshBackward0", kSelf, EMBER_GRAD(grad * self.sinh()), EMBER_NO_GRAD, EMBER_NO_GRAD) \
-  _(tanh, "TanhBackward0", kResult, EMBER_GRAD(grad * (1 - result * result)), EMBER_NO_GRAD,   \
-    EMBER_NO_GRAD)                                                                              \
-  _(sigmoid, "SigmoidBackward0", kResult, EMBER_GRAD(grad * (result * (1 - result))),          \
-    EMBER_NO_GRAD, EMBER_NO_GRAD)                                                               \
-  _(erf, "ErfBackward0", kSelf, EMBER_GRAD(grad * (-(self * self)).exp() * kTwoOverSqrtPi),    \
-    EMBER_NO_GRAD, EMBER_NO_GRAD)                                                               \
-  _(erfc, "ErfcBackward0", kSelf,                                                              \
-    EMBER_GRAD(grad * (-(self * self)).exp() * -kTwoOverSqrtPi), EMBER_NO_GRAD, EMBER_NO_GRAD) \
-  _(reciprocal, "ReciprocalBackward0", kResult, EMBER_GRAD(-(grad * result * result)),         \
-    EMBER_NO_GRAD, EMBER_NO_GRAD)                                                               \
-  _(neg, "NegBackward0", kNone, EMBER_GRAD(-grad), EMBER_NO_GRAD, EMBER_NO_GRAD)               \
-  _(abs, "AbsBackward0", kSelf, EMBER_GRAD(grad * self.sign()), EMBER_NO_GRAD, EMBER_NO_GRAD)  \
-  _(sign, "SignBackward0", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD, EMBER_NO_GRAD)   \
-  _(square, "PowBackward0", kSelf, EMBER_GRAD(grad * self * 2), EMBER_NO_GRAD, EMBER_NO_GRAD)  \
-  _(relu, "ReluBackward0", kResult, EMBER_GRAD(grad * (result > 0)), EMBER_NO_GRAD,            \
-    EMBER_NO_GRAD)                                                                              \
-  _(floor, "FloorBackward0", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD, EMBER_NO_GRAD) \
-  _(ceil, "CeilBackward0", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD, EMBER_NO_GRAD)   \
-  _(trunc, "TruncBackward0", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD, EMBER_NO_GRAD) \
-  _(frac, "FracBackward0", kNone, EMBER_GRAD(grad), EMBER_NO_GRAD, EMBER_NO_GRAD)              \
-  _(silu, "SiluBackward0", kSelf,                                                              \
-    EMBER_GRAD(grad * self.sigmoid() * (1 + self * (1 - self.sigmoid()))), EMBER_NO_GRAD,      \
-    EMBER_NO_GRAD)                                                                              \
-  _(mish, "MishBackward0", kSelf, EMBER_GRAD(mish_grad(grad, self)), EMBER_NO_GRAD,            \
-    EMBER_NO_GRAD)                                                                              \
-  _(mul, "MulBackward0", kSelf | kOther, EMBER_GRAD(grad * other), EMBER_GRAD(grad * self),    \
-    EMBER_NO_GRAD)                                                                              \
-  _(maximum, "MaximumBackward0", kSelf | kOther,                                               \
-    EMBER_GRAD(grad * ((self > other) + (self == other) * 0.5)),                               \
-    EMBER_GRAD(grad * ((self < other) + (self == other) * 0.5)), EMBER_NO_GRAD)                \
-  _(minimum, "MinimumBackward0", kSelf | kOther,                                               \
-    EMBER_GRAD(grad * ((self < other) + (self == other) * 0.5)),                               \
-    EMBER_GRAD(grad * ((self > other) + (self == other) * 0.5)), EMBER_NO_GRAD)                \
-  _(fmod, "FmodBackward1", kSelf | kOther, EMBER_GRAD(grad),                                   \
-    EMBER_GRAD(-(grad * self.div(other, "trunc"))), EMBER_NO_GRAD)                             \
-  _(remainder, "RemainderBackward1", kSelf | kOther, EMBER_GRAD(grad),                         \
-    EMBER_GRAD(-(grad * self.div(other, "floor"))), EMBER_NO_GRAD)                             \
-  _(pow, "PowBackward1", kSelf | kOther | kResult, EMBER_GRAD(pow_grad_self(grad, self, other)), \
-    EMBER_GRAD(pow_grad_exponent(grad, self, other, result)), EMBER_NO_GRAD)                   \
-  _(atan2, "Atan2Backward0", kSelf | kOther,                                                   \
-    EMBER_GRAD(grad * other / (self * self + other * other)),                                  \
-    EMBER_GRAD(-(grad * self) / (self * self + other * other)), EMBER_NO_GRAD)                 \
-  _(add, "AddBackward0", kNone, EMBER_GRAD(grad), EMBER_GRAD(s[0] == 1 ? grad : grad * s[0]),  \
-    EMBER_NO_GRAD)                                                                              \
-  _(sub, "SubBackward0", kNone, EMBER_GRAD(grad), EMBER_GRAD(grad * -s[0]), EMBER_NO_GRAD)     \
-  _(div, "DivBackward0", kSelf | kOther, EMBER_GRAD(grad / other),                             \
-    EMBER_GRAD(-(grad * self) / (other * other)), EMBER_NO_GRAD)                               \
-  _(div_trunc, "DivBackward3", kNone, EMBER_GRAD(zeros_for(grad)),                             \
-    EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD)                                                \
-  _(div_floor, "DivBackward3", kNone, EMBER_GRAD(zeros_for(grad)),                             \
-    EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD)                                                \
-  _(round, "RoundBackward0", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD, EMBER_NO_GRAD) \
-  _(round_decimals, "RoundBackward1", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD,       \
-    EMBER_NO_GRAD)                                                                              \
-  _(clamp, "ClampBackward1", kSelf, EMBER_GRAD(masked_grad((self >= s[0]) & (self <= s[1]), grad)), \
-    EMBER_NO_GRAD, EMBER_NO_GRAD)                                                               \
-  _(clamp_min, "ClampMinBackward0", kSelf, EMBER_GRAD(masked_grad(self >= s[0], grad)),        \
-    EMBER_NO_GRAD, EMBER_NO_GRAD)                                                               \
-  _(clamp_max, "ClampMaxBackward0", kSelf, EMBER_GRAD(masked_grad(self <= s[0], grad)),        \
-    EMBER_NO_GRAD, EMBER_NO_GRAD)                                                               \
-  _(clamp_tensor, "ClampBackward0", kSelf | kOther | kThird,                                   \
-    EMBER_GRAD(masked_grad((self >= other) & (self <= third), grad)),                          \
-    EMBER_GRAD(masked_grad(self < other, grad)),                                               \
-    EMBER_GRAD(masked_grad((self > third) & (self >= other), grad)))                           \
-  _(gelu, "GeluBackward0", kSelf, EMBER_GRAD(gelu_grad(grad, self)), EMBER_NO_GRAD,            \
-    EMBER_NO_GRAD)                                                                              \
-  _(gelu_tanh, "GeluBackward0", kSelf, EMBER_GRAD(gelu_tanh_grad(grad, self)), EMBER_NO_GRAD,  \
-    EMBER_NO_GRAD)                                                                              \
-  _(logit, "LogitBackward0", kSelf, EMBER_GRAD(logit_grad(grad, self, s)), EMBER_NO_GRAD,      \
-    EMBER_NO_GRAD)                                                                              \
-  _(nan_to_num, "NanToNumBackward0", kSelf, EMBER_GRAD(grad * self.isfinite()), EMBER_NO_GRAD, \
-    EMBER_NO_GRAD)                                                                              \
-  _(lerp, "LerpBackward1", kSelf | kOther | kThird, EMBER_GRAD(grad * (1 - third)),            \
-    EMBER_GRAD(grad * third), EMBER_GRAD(grad * (other - self)))                               \
-  _(addcmul, "AddcmulBackward0", kOther | kThird, EMBER_GRAD(grad),                            \
-    EMBER_GRAD(grad * third * s[0]), EMBER_GRAD(grad * other * s[0]))                          \
-  _(addcdiv, "AddcdivBackward0", kOther | kThird, EMBER_GRAD(grad),                            \
-    EMBER_GRAD(grad * s[0] / third), EMBER_GRAD(-(grad * s[0] * other) / (third * third)))     \
-  _(where, "WhereBackward0", kSelf, EMBER_NO_GRAD, EMBER_GRAD(masked_grad(self, grad)),        \
-    EMBER_GRAD(masked_grad(self.logical_not(), grad)))                                         \
+#define EMBER_ELEMENTWISE_DERIVATIVES(_)                                                           \
+  _(exp, "ExpBackward0", kResult, EMBER_GRAD(grad* result), EMBER_NO_GRAD, EMBER_NO_GRAD)          \
+  _(exp2, "Exp2Backward0", kResult, EMBER_GRAD(grad* result* kLn2), EMBER_NO_GRAD, EMBER_NO_GRAD)  \
+  _(expm1, "Expm1Backward0", kResult, EMBER_GRAD(grad*(result + 1)), EMBER_NO_GRAD, EMBER_NO_GRAD) \
+  _(log, "LogBackward0", kSelf, EMBER_GRAD(grad / self), EMBER_NO_GRAD, EMBER_NO_GRAD)             \
+  _(log1p, "Log1PBackward0", kSelf, EMBER_GRAD(grad / (self + 1)), EMBER_NO_GRAD, EMBER_NO_GRAD)   \
+  _(log2, "Log2Backward0", kSelf, EMBER_GRAD(grad / (self * kLn2)), EMBER_NO_GRAD, EMBER_NO_GRAD)  \
+  _(log10, "Log10Backward0", kSelf, EMBER_GRAD(grad / (self * kLn10)), EMBER_NO_GRAD,              \
+    EMBER_NO_GRAD)                                                                                 \
+  _(sqrt, "SqrtBackward0", kResult, EMBER_GRAD(grad / (result * 2)), EMBER_NO_GRAD, EMBER_NO_GRAD) \
+  _(rsqrt, "RsqrtBackward0", kResult, EMBER_GRAD(grad* result* result* result * -0.5),             \
+    EMBER_NO_GRAD, EMBER_NO_GRAD)                                                                  \
+  _(sin, "SinBackward0", kSelf, EMBER_GRAD(grad* self.cos()), EMBER_NO_GRAD, EMBER_NO_GRAD)        \
+  _(cos, "CosBackward0", kSelf, EMBER_GRAD(-(grad * self.sin())), EMBER_NO_GRAD, EMBER_NO_GRAD)    \
+  _(tan, "TanBackward0", kResult, EMBER_GRAD(grad*(result * result + 1)), EMBER_NO_GRAD,           \
+    EMBER_NO_GRAD)                                                                                 \
+  _(asin, "AsinBackward0", kSelf, EMBER_GRAD(grad*(1 - self * self).rsqrt()), EMBER_NO_GRAD,       \
+    EMBER_NO_GRAD)                                                                                 \
+  _(acos, "AcosBackward0", kSelf, EMBER_GRAD(-(grad * (1 - self * self).rsqrt())), EMBER_NO_GRAD,  \
+    EMBER_NO_GRAD)                                                                                 \
+  _(atan, "AtanBackward0", kSelf, EMBER_GRAD(grad / (self * self + 1)), EMBER_NO_GRAD,             \
+    EMBER_NO_GRAD)                                                                                 \
+  _(sinh, "SinhBackward0", kSelf, EMBER_GRAD(grad* self.cosh()), EMBER_NO_GRAD, EMBER_NO_GRAD)     \
+  _(cosh, "CoshBackward0", kSelf, EMBER_GRAD(grad* self.sinh()), EMBER_NO_GRAD, EMBER_NO_GRAD)     \
+  _(tanh, "TanhBackward0", kResult, EMBER_GRAD(grad*(1 - result * result)), EMBER_NO_GRAD,         \
+    EMBER_NO_GRAD)                                                                                 \
+  _(sigmoid, "SigmoidBackward0", kResult, EMBER_GRAD(grad*(result * (1 - result))), EMBER_NO_GRAD, \
+    EMBER_NO_GRAD)                                                                                 \
+  _(erf, "ErfBackward0", kSelf, EMBER_GRAD(grad*(-(self * self)).exp() * kTwoOverSqrtPi),          \
+    EMBER_NO_GRAD, EMBER_NO_GRAD)                                                                  \
+  _(erfc, "ErfcBackward0", kSelf, EMBER_GRAD(grad*(-(self * self)).exp() * -kTwoOverSqrtPi),       \
+    EMBER_NO_GRAD, EMBER_NO_GRAD)                                                                  \
+  _(reciprocal, "ReciprocalBackward0", kResult, EMBER_GRAD(-(grad * result * result)),             \
+    EMBER_NO_GRAD, EMBER_NO_GRAD)                                                                  \
+  _(neg, "NegBackward0", kNone, EMBER_GRAD(-grad), EMBER_NO_GRAD, EMBER_NO_GRAD)                   \
+  _(abs, "AbsBackward0", kSelf, EMBER_GRAD(grad* self.sign()), EMBER_NO_GRAD, EMBER_NO_GRAD)       \
+  _(sign, "SignBackward0", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD, EMBER_NO_GRAD)       \
+  _(square, "PowBackward0", kSelf, EMBER_GRAD(grad* self * 2), EMBER_NO_GRAD, EMBER_NO_GRAD)       \
+  _(relu, "ReluBackward0", kResult, EMBER_GRAD(grad*(result > 0)), EMBER_NO_GRAD, EMBER_NO_GRAD)   \
+  _(floor, "FloorBackward0", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD, EMBER_NO_GRAD)     \
+  _(ceil, "CeilBackward0", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD, EMBER_NO_GRAD)       \
+  _(trunc, "TruncBackward0", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD, EMBER_NO_GRAD)     \
+  _(frac, "FracBackward0", kNone, EMBER_GRAD(grad), EMBER_NO_GRAD, EMBER_NO_GRAD)                  \
+  _(silu, "SiluBackward0", kSelf,                                                                  \
+    EMBER_GRAD(grad* self.sigmoid() * (1 + self * (1 - self.sigmoid()))), EMBER_NO_GRAD,           \
+    EMBER_NO_GRAD)                                                                                 \
+  _(mish, "MishBackward0", kSelf, EMBER_GRAD(mish_grad(grad, self)), EMBER_NO_GRAD, EMBER_NO_GRAD) \
+  _(mul, "MulBackward0", kSelf | kOther, EMBER_GRAD(grad * other), EMBER_GRAD(grad * self),        \
+    EMBER_NO_GRAD)                                                                                 \
+  _(maximum, "MaximumBackward0", kSelf | kOther,                                                   \
+    EMBER_GRAD(grad * ((self > other) + (self == other) * 0.5)),                                   \
+    EMBER_GRAD(grad * ((self < other) + (self == other) * 0.5)), EMBER_NO_GRAD)                    \
+  _(minimum, "MinimumBackward0", kSelf | kOther,                                                   \
+    EMBER_GRAD(grad * ((self < other) + (self == other) * 0.5)),                                   \
+    EMBER_GRAD(grad * ((self > other) + (self == other) * 0.5)), EMBER_NO_GRAD)                    \
+  _(fmod, "FmodBackward1", kSelf | kOther, EMBER_GRAD(grad),                                       \
+    EMBER_GRAD(-(grad * self.div(other, "trunc"))), EMBER_NO_GRAD)                                 \
+  _(remainder, "RemainderBackward1", kSelf | kOther, EMBER_GRAD(grad),                             \
+    EMBER_GRAD(-(grad * self.div(other, "floor"))), EMBER_NO_GRAD)                                 \
+  _(pow, "PowBackward1", kSelf | kOther | kResult, EMBER_GRAD(pow_grad_self(grad, self, other)),   \
+    EMBER_GRAD(pow_grad_exponent(grad, self, other, result)), EMBER_NO_GRAD)                       \
+  _(atan2, "Atan2Backward0", kSelf | kOther,                                                       \
+    EMBER_GRAD(grad * other / (self * self + other * other)),                                      \
+    EMBER_GRAD(-(grad * self) / (self * self + other * other)), EMBER_NO_GRAD)                     \
+  _(add, "AddBackward0", kNone, EMBER_GRAD(grad), EMBER_GRAD(s[0] == 1 ? grad : grad * s[0]),      \
+    EMBER_NO_GRAD)                                                                                 \
+  _(sub, "SubBackward0", kNone, EMBER_GRAD(grad), EMBER_GRAD(grad * -s[0]), EMBER_NO_GRAD)         \
+  _(div, "DivBackward0", kSelf | kOther, EMBER_GRAD(grad / other),                                 \
+    EMBER_GRAD(-(grad * self) / (other * other)), EMBER_NO_GRAD)                                   \
+  _(div_trunc, "DivBackward3", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_GRAD(zeros_for(grad)),    \
+    EMBER_NO_GRAD)                                                                                 \
+  _(div_floor, "DivBackward3", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_GRAD(zeros_for(grad)),    \
+    EMBER_NO_GRAD)                                                                                 \
+  _(round, "RoundBackward0", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD, EMBER_NO_GRAD)     \
+  _(round_decimals, "RoundBackward1", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD,           \
+    EMBER_NO_GRAD)                                                                                 \
+  _(clamp, "ClampBackward1", kSelf,                                                                \
+    EMBER_GRAD(masked_grad((self >= s[0]) & (self <= s[1]), grad)), EMBER_NO_GRAD, EMBER_NO_GRAD)  \
+  _(clamp_min, "ClampMinBackward0", kSelf, EMBER_GRAD(masked_grad(self >= s[0], grad)),            \
+    EMBER_NO_GRAD, EMBER_NO_GRAD)                                                                  \
+  _(clamp_max, "ClampMaxBackward0", kSelf, EMBER_GRAD(masked_grad(self <= s[0], grad)),            \
+    EMBER_NO_GRAD, EMBER_NO_GRAD)                                                                  \
+  _(clamp_tensor, "ClampBackward0", kSelf | kOther | kThird,                                       \
+    EMBER_GRAD(masked_grad((self >= other) & (self <= third), grad)),                              \
+    EMBER_GRAD(masked_grad(self < other, grad)),                                                   \
+    EMBER_GRAD(masked_grad((self > third) & (self >= other), grad)))                               \
+  _(gelu, "GeluBackward0", kSelf, EMBER_GRAD(gelu_grad(grad, self)), EMBER_NO_GRAD, EMBER_NO_GRAD) \
+  _(gelu_tanh, "GeluBackward0", kSelf, EMBER_GRAD(gelu_tanh_grad(grad, self)), EMBER_NO_GRAD,      \
+    EMBER_NO_GRAD)                                                                                 \
+  _(logit, "LogitBackward0", kSelf, EMBER_GRAD(logit_grad(grad, self, s)), EMBER_NO_GRAD,          \
+    EMBER_NO_GRAD)                                                                                 \
+  _(nan_to_num, "NanToNumBackward0", kSelf, EMBER_GRAD(grad* self.isfinite()), EMBER_NO_GRAD,      \
+    EMBER_NO_GRAD)                                                                                 \
+  _(lerp, "LerpBackward1", kSelf | kOther | kThird, EMBER_GRAD(grad * (1 - third)),                \
+    EMBER_GRAD(grad * third), EMBER_GRAD(grad * (other - self)))                                   \
+  _(addcmul, "AddcmulBackward0", kOther | kThird, EMBER_GRAD(grad),                                \
+    EMBER_GRAD(grad * third * s[0]), EMBER_GRAD(grad * other * s[0]))                              \
+  _(addcdiv, "AddcdivBackward0", kOther | kThird, EMBER_GRAD(grad),                                \
+    EMBER_GRAD(grad * s[0] / third), EMBER_GRAD(-(grad * s[0] * other) / (third * third)))         \
+  _(where, "WhereBackward0", kSelf, EMBER_NO_GRAD, EMBER_GRAD(masked_grad(self, grad)),            \
+    EMBER_GRAD(masked_grad(self.logical_not(), grad)))                                             \
   _(cast, "ToCopyBackward0", kNone, EMBER_GRAD(grad), EMBER_NO_GRAD, EMBER_NO_GRAD)
 
 Tensor mish_grad(const Tensor& grad, const Tensor& self) {
@@ -252,7 +243,8 @@ void finish_elementwise(PendingElementwise& p, const Tensor& result) {
   // Wrapped scalars become 0-dim tensors of the result's dtype, as the kernel saw them.
   Tensor scalar_tensors[3];
   for (size_t i = 0; i < p.n; ++i)
-    if (p.is_scalar[i]) scalar_tensors[i] = scalar_to_tensor(p.scalars[i], result.dtype(), result.device());
+    if (p.is_scalar[i])
+      scalar_tensors[i] = scalar_to_tensor(p.scalars[i], result.dtype(), result.device());
   SavedVariable saved_result = (p.f->uses & kResult) ? save_output(result) : SavedVariable();
   auto formula = [f = p.f, s = p.s, n = p.n, saved0 = std::move(p.saved[0]),
                   saved1 = std::move(p.saved[1]), saved2 = std::move(p.saved[2]),

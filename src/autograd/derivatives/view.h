@@ -15,8 +15,7 @@ void expand(const Tensor& result, const Tensor& self);
 void select(const Tensor& result, const Tensor& self, int64_t dim, int64_t index);
 void slice(const Tensor& result, const Tensor& self, int64_t dim, int64_t start, int64_t end,
            int64_t step);
-void diagonal(const Tensor& result, const Tensor& self, int64_t offset, int64_t dim1,
-              int64_t dim2);
+void diagonal(const Tensor& result, const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2);
 /// Any view, by storage position (as_strided, unfold): overlapping elements add up.
 void strided_view(const char* node_name, const Tensor& result, const Tensor& self);
 
