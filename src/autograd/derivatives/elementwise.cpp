@@ -239,32 +239,48 @@ bool prepare_elementwise(PendingElementwise& pending, OpId op,
   return true;
 }
 
+namespace {
+Grads run_formula(const Formula* f, const OpScalars& s, size_t n, const Tensor& grad,
+                  NeedsGrad needs, Tensor self, Tensor other, Tensor third, Tensor result) {
+  Args a{grad, std::move(self), std::move(other), std::move(third), std::move(result), s};
+  Grads g(n);
+  for (size_t i = 0; i < n; ++i)
+    if (needs[i] && f->grad[i]) g[i] = f->grad[i](a);
+  return g;
+}
+
+template <class Formula>
+void record_elementwise(PendingElementwise& p, const Tensor& result, Formula&& formula) {
+  if (p.in_place)
+    record_inplace(p.f->node_name, result, std::move(p.edges), std::forward<Formula>(formula));
+  else
+    record(p.f->node_name, result, std::move(p.edges), std::forward<Formula>(formula));
+}
+}  // namespace
+
 void finish_elementwise(PendingElementwise& p, const Tensor& result) {
-  // Wrapped scalars become 0-dim tensors of the result's dtype, as the kernel saw them.
+  if (p.f->uses == kNone) {  // add, sub, neg, ...: a small node that saves nothing
+    record_elementwise(p, result, [f = p.f, s = p.s, n = p.n](const Tensor& grad, NeedsGrad needs) {
+      return run_formula(f, s, n, grad, needs, {}, {}, {}, {});
+    });
+    return;
+  }
+  // Wrapped scalars a formula reads become 0-dim tensors of the result's dtype, as the kernel
+  // saw them.
   Tensor scalar_tensors[3];
   for (size_t i = 0; i < p.n; ++i)
-    if (p.is_scalar[i])
+    if (p.is_scalar[i] && (p.f->uses & (1u << i)))
       scalar_tensors[i] = scalar_to_tensor(p.scalars[i], result.dtype(), result.device());
   SavedVariable saved_result = (p.f->uses & kResult) ? save_output(result) : SavedVariable();
-  auto formula = [f = p.f, s = p.s, n = p.n, saved0 = std::move(p.saved[0]),
-                  saved1 = std::move(p.saved[1]), saved2 = std::move(p.saved[2]),
-                  c0 = scalar_tensors[0], c1 = scalar_tensors[1], c2 = scalar_tensors[2],
-                  res = std::move(saved_result)](const Tensor& grad, NeedsGrad needs) -> Grads {
-    Args a{grad,
-           c0.defined() ? c0 : saved0.unpack(),
-           c1.defined() ? c1 : saved1.unpack(),
-           c2.defined() ? c2 : saved2.unpack(),
-           res.unpack(),
-           s};
-    Grads g(n);
-    for (size_t i = 0; i < n; ++i)
-      if (needs[i] && f->grad[i]) g[i] = f->grad[i](a);
-    return g;
-  };
-  if (p.in_place)
-    record_inplace(p.f->node_name, result, std::move(p.edges), std::move(formula));
-  else
-    record(p.f->node_name, result, std::move(p.edges), std::move(formula));
+  record_elementwise(
+      p, result,
+      [f = p.f, s = p.s, n = p.n, saved0 = std::move(p.saved[0]), saved1 = std::move(p.saved[1]),
+       saved2 = std::move(p.saved[2]), c0 = scalar_tensors[0], c1 = scalar_tensors[1],
+       c2 = scalar_tensors[2], res = std::move(saved_result)](const Tensor& grad, NeedsGrad needs) {
+        return run_formula(f, s, n, grad, needs, c0.defined() ? c0 : saved0.unpack(),
+                           c1.defined() ? c1 : saved1.unpack(), c2.defined() ? c2 : saved2.unpack(),
+                           res.unpack());
+      });
 }
 
 }  // namespace ember::autograd
