@@ -188,3 +188,20 @@ TEST(Anomaly, NamesTheNodeThatProducedNan) {
     EXPECT_NE(std::string(e.what()).find("SqrtBackward0"), std::string::npos) << e.what();
   }
 }
+
+TEST(Engine, LeafGradientHasTheLeafsLayout) {
+  // A transposed (non-contiguous) parameter gets a gradient with the same strides, as LibTorch.
+  Tensor w = randn({4, 3}, kDouble).t().requires_grad_();
+  (w * 2).sum().backward();
+  EXPECT_EQ(w.grad().strides(), w.strides());
+  expect_values(w.grad(), std::vector<double>(12, 2.0));
+}
+
+TEST(Engine, GradientBufferIsStolenWhenNobodyElseHoldsIt) {
+  Tensor x = ones({3}, kDouble).requires_grad_();
+  (x * 5).sum().backward();
+  const void* first = x.grad().data_ptr();
+  (x * 5).sum().backward();  // accumulates in place into the same buffer
+  EXPECT_EQ(x.grad().data_ptr(), first);
+  expect_values(x.grad(), {10, 10, 10});
+}
