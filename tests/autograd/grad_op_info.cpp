@@ -1,5 +1,17 @@
 #include "tests/autograd/grad_op_info.h"
 
+GradOpInfo grad_op_entry(std::string name, std::vector<std::vector<int64_t>> shapes,
+                         std::function<ember::Tensor(const std::vector<ember::Tensor>&)> fn,
+                         bool gradgrad) {
+  GradOpInfo info;
+  info.name = std::move(name);
+  info.shapes = std::move(shapes);
+  info.fn = std::move(fn);
+  info.gradgrad = gradgrad;
+  info.broadcast = false;
+  return info;
+}
+
 const std::vector<GradOpInfo>& grad_op_infos() {
   static const std::vector<GradOpInfo> ops = [] {
     std::vector<GradOpInfo> v;

@@ -28,6 +28,11 @@ struct GradOpInfo {
   std::function<ember::Tensor(size_t i, const std::vector<int64_t>& shape)> make_input;
 };
 
+/// An entry for `fn` over inputs of `shapes`, without the broadcast variant.
+GradOpInfo grad_op_entry(std::string name, std::vector<std::vector<int64_t>> shapes,
+                         std::function<ember::Tensor(const std::vector<ember::Tensor>&)> fn,
+                         bool gradgrad = false);
+
 /// Every entry, from all families.
 const std::vector<GradOpInfo>& grad_op_infos();
 

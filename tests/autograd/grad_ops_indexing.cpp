@@ -12,17 +12,6 @@ using Inputs = std::vector<Tensor>;
 using Shapes = std::vector<std::vector<int64_t>>;
 using MakeInput = std::function<Tensor(size_t, const std::vector<int64_t>&)>;
 
-GradOpInfo entry(std::string name, Shapes shapes, std::function<Tensor(const Inputs&)> fn,
-                 bool gradgrad = false) {
-  GradOpInfo info;
-  info.name = std::move(name);
-  info.shapes = std::move(shapes);
-  info.fn = std::move(fn);
-  info.gradgrad = gradgrad;
-  info.broadcast = false;
-  return info;
-}
-
 Tensor longs(std::vector<int64_t> v) { return tensor(v, kLong); }
 Tensor uniform(const std::vector<int64_t>& shape) { return empty(shape, kDouble).uniform_(-2, 2); }
 Tensor random_mask(const std::vector<int64_t>& shape) {
@@ -51,162 +40,169 @@ GradOpInfo with_index(GradOpInfo info, std::vector<size_t> which,
 
 void add_indexing_grad_ops(std::vector<GradOpInfo>& ops) {
   // ---- index: basic (views), advanced (gathers), masks ----
-  ops.push_back(entry("index", {{4, 5}}, [](const Inputs& x) {
+  ops.push_back(grad_op_entry("index", {{4, 5}}, [](const Inputs& x) {
     return x[0].index({Slice(1, None, 2), 3});
   }));
-  ops.push_back(entry("index", {{3, 4}}, [](const Inputs& x) {
+  ops.push_back(grad_op_entry("index", {{3, 4}}, [](const Inputs& x) {
     return x[0].index({indexing::Ellipsis, None, Slice(None, -1)});
   }));
   // Repeated indices add up.
-  ops.push_back(entry(
+  ops.push_back(grad_op_entry(
       "index", {{3, 5}},
       [](const Inputs& x) {
         return x[0].index({Slice(), longs({0, 4, 2, 4})});
       },
       true));
   // Two index tensors broadcast together, basic indices before them.
-  ops.push_back(entry("index", {{3, 4, 5}}, [](const Inputs& x) {
+  ops.push_back(grad_op_entry("index", {{3, 4, 5}}, [](const Inputs& x) {
     return x[0].index({Slice(1), longs({0, 3, -1}).unsqueeze(1), longs({2, 2})});
   }));
   // Non-adjacent index tensors: the indexed dims go first.
-  GradOpInfo apart = entry("index", {{3, 4, 5}}, [](const Inputs& x) {
+  GradOpInfo apart = grad_op_entry("index", {{3, 4, 5}}, [](const Inputs& x) {
     return x[0].index({longs({2, 0, 2}), Slice(), longs({1, 4, 4})});
   });
   apart.zero_size = false;  // indexes dim 0
   ops.push_back(apart);
   ops.push_back(with_index(
-      entry(
+      grad_op_entry(
           "index", {{3, 4}, {3, 4}}, [](const Inputs& x) { return x[0].index({x[1]}); }, true),
       {1}, random_mask));
-  ops.push_back(entry("index", {{3, 4, 2}}, [](const Inputs& x) {
+  ops.push_back(grad_op_entry("index", {{3, 4, 2}}, [](const Inputs& x) {
     return x[0].index({Slice(), tensor({true, false, true, true})});
   }));
 
   // ---- index_put_ on a copy (self and values both get gradients) ----
-  GradOpInfo put = entry("index_put", {{3, 5}, {3, 2}}, [](const Inputs& x) {
+  GradOpInfo put = grad_op_entry("index_put", {{3, 5}, {3, 2}}, [](const Inputs& x) {
     Tensor y = x[0].clone();
     index_put_(y, {Slice(), longs({1, 3})}, x[1]);
     return y;
   });
   put.broadcast = true;  // values [1, 2] broadcast over the rows
   ops.push_back(put);
-  ops.push_back(entry("index_put", {{3, 5}, {3, 3}}, [](const Inputs& x) {
+  ops.push_back(grad_op_entry("index_put", {{3, 5}, {3, 3}}, [](const Inputs& x) {
     Tensor y = x[0].clone();
     index_put_(y, {Slice(), longs({1, 3, 1})}, x[1], /*accumulate=*/true);
     return y;
   }));
-  ops.push_back(entry("index_put", {{3, 5}, {3, 2}}, [](const Inputs& x) {  // basic indices only
-    Tensor y = x[0].clone();
-    index_put_(y, {Slice(), Slice(1, 3)}, x[1]);
-    return y;
-  }));
-  GradOpInfo put_ranks = entry("index_put", {{3, 5}, {2}}, [](const Inputs& x) {
+  ops.push_back(
+      grad_op_entry("index_put", {{3, 5}, {3, 2}}, [](const Inputs& x) {  // basic indices only
+        Tensor y = x[0].clone();
+        index_put_(y, {Slice(), Slice(1, 3)}, x[1]);
+        return y;
+      }));
+  GradOpInfo put_ranks = grad_op_entry("index_put", {{3, 5}, {2}}, [](const Inputs& x) {
     Tensor y = x[0].clone();  // values with more (leading 1) dims than the indexed result
     index_put_(y, {Slice(), longs({4, 0})}, x[1].view({1, 1, 2}), /*accumulate=*/true);
     return y;
   });
   put_ranks.zero_size = false;  // a [0] values tensor has no [1, 1, 2] view
   ops.push_back(put_ranks);
-  ops.push_back(with_index(entry("index_put", {{3, 4}, {3, 4}},
-                                 [](const Inputs& x) {
-                                   Tensor y = x[0] * 1;
-                                   y.index_put_({x[1]}, 0.5);
-                                   return y;
-                                 }),
+  ops.push_back(with_index(grad_op_entry("index_put", {{3, 4}, {3, 4}},
+                                         [](const Inputs& x) {
+                                           Tensor y = x[0] * 1;
+                                           y.index_put_({x[1]}, 0.5);
+                                           return y;
+                                         }),
                            {1}, random_mask));
 
   // ---- gather/scatter family ----
-  ops.push_back(entry(
+  ops.push_back(grad_op_entry(
       "index_select", {{3, 5}},
       [](const Inputs& x) {
         return x[0].index_select(1, longs({0, 4, 2, 2}));
       },
       true));
-  ops.push_back(with_index(entry("index_select", {{4, 3}, {5}},
-                                 [](const Inputs& x) { return x[0].index_select(-1, x[1]); }),
-                           {1},
-                           [](const std::vector<int64_t>& s) { return randint(3, s, kLong); }));
+  ops.push_back(
+      with_index(grad_op_entry("index_select", {{4, 3}, {5}},
+                               [](const Inputs& x) { return x[0].index_select(-1, x[1]); }),
+                 {1}, [](const std::vector<int64_t>& s) { return randint(3, s, kLong); }));
   ops.push_back(with_index(
-      entry(
+      grad_op_entry(
           "gather", {{3, 5}, {3, 4}}, [](const Inputs& x) { return x[0].gather(1, x[1]); }, true),
       {1}, [](const std::vector<int64_t>& s) { return randint(5, s, kLong); }));
-  ops.push_back(with_index(
-      entry("gather", {{4, 3}, {2, 3}}, [](const Inputs& x) { return x[0].gather(0, x[1]); }), {1},
-      [](const std::vector<int64_t>& s) { return randint(4, s, kLong); }));
+  ops.push_back(with_index(grad_op_entry("gather", {{4, 3}, {2, 3}},
+                                         [](const Inputs& x) { return x[0].gather(0, x[1]); }),
+                           {1},
+                           [](const std::vector<int64_t>& s) { return randint(4, s, kLong); }));
   // scatter's gradient is defined only without repeated indices along dim.
   auto distinct5 = [](const std::vector<int64_t>& s) { return distinct_rows(s, 5); };
-  ops.push_back(with_index(entry("scatter", {{3, 5}, {3, 2}, {3, 2}},
-                                 [](const Inputs& x) { return x[0].scatter(1, x[1], x[2]); }),
-                           {1}, distinct5));
+  ops.push_back(
+      with_index(grad_op_entry("scatter", {{3, 5}, {3, 2}, {3, 2}},
+                               [](const Inputs& x) { return x[0].scatter(1, x[1], x[2]); }),
+                 {1}, distinct5));
   // src larger than index: only its leading part is read.
-  ops.push_back(with_index(entry("scatter", {{3, 5}, {3, 2}, {3, 4}},
-                                 [](const Inputs& x) { return x[0].scatter(1, x[1], x[2]); }),
-                           {1}, distinct5));
-  ops.push_back(with_index(entry("scatter", {{3, 5}, {3, 2}},
-                                 [](const Inputs& x) { return x[0].scatter(1, x[1], 1.5); }),
-                           {1}, distinct5));
-  ops.push_back(with_index(entry("scatter_add", {{3, 5}, {3, 4}, {3, 4}},
-                                 [](const Inputs& x) { return x[0].scatter_add(1, x[1], x[2]); }),
-                           {1},
-                           [](const std::vector<int64_t>& s) { return randint(5, s, kLong); }));
-  ops.push_back(with_index(entry("scatter_add", {{3, 5}, {3, 2}, {3, 4}},
-                                 [](const Inputs& x) { return x[0].scatter_add(1, x[1], x[2]); }),
-                           {1},
-                           [](const std::vector<int64_t>& s) { return randint(5, s, kLong); }));
-  ops.push_back(entry(
+  ops.push_back(
+      with_index(grad_op_entry("scatter", {{3, 5}, {3, 2}, {3, 4}},
+                               [](const Inputs& x) { return x[0].scatter(1, x[1], x[2]); }),
+                 {1}, distinct5));
+  ops.push_back(
+      with_index(grad_op_entry("scatter", {{3, 5}, {3, 2}},
+                               [](const Inputs& x) { return x[0].scatter(1, x[1], 1.5); }),
+                 {1}, distinct5));
+  ops.push_back(
+      with_index(grad_op_entry("scatter_add", {{3, 5}, {3, 4}, {3, 4}},
+                               [](const Inputs& x) { return x[0].scatter_add(1, x[1], x[2]); }),
+                 {1}, [](const std::vector<int64_t>& s) { return randint(5, s, kLong); }));
+  ops.push_back(
+      with_index(grad_op_entry("scatter_add", {{3, 5}, {3, 2}, {3, 4}},
+                               [](const Inputs& x) { return x[0].scatter_add(1, x[1], x[2]); }),
+                 {1}, [](const std::vector<int64_t>& s) { return randint(5, s, kLong); }));
+  ops.push_back(grad_op_entry(
       "index_add", {{3, 5}, {3, 4}},
       [](const Inputs& x) {
         return x[0].index_add(1, longs({0, 4, 2, 0}), x[1], 2.5);
       },
       true));
-  ops.push_back(entry("index_add", {{3, 5}, {3, 2}}, [](const Inputs& x) {
+  ops.push_back(grad_op_entry("index_add", {{3, 5}, {3, 2}}, [](const Inputs& x) {
     Tensor y = x[0] * 1;
     y.index_add_(-1, longs({3, 1}), x[1]);
     return y;
   }));
 
   // ---- masks ----
-  GradOpInfo fill = with_index(entry("masked_fill", {{3, 4}, {3, 4}},
-                                     [](const Inputs& x) { return x[0].masked_fill(x[1], 0.25); }),
-                               {1}, random_mask);
+  GradOpInfo fill =
+      with_index(grad_op_entry("masked_fill", {{3, 4}, {3, 4}},
+                               [](const Inputs& x) { return x[0].masked_fill(x[1], 0.25); }),
+                 {1}, random_mask);
   fill.broadcast = true;  // a [1, 4] mask over every row
   ops.push_back(fill);
   // A Tensor value gets the sum of the gradient where the mask is true.
   GradOpInfo fill_value =
-      with_index(entry("masked_fill", {{3, 4}, {3, 4}, {}},
-                       [](const Inputs& x) { return x[0].masked_fill(x[1], x[2]); }),
+      with_index(grad_op_entry("masked_fill", {{3, 4}, {3, 4}, {}},
+                               [](const Inputs& x) { return x[0].masked_fill(x[1], x[2]); }),
                  {1}, random_mask);
   ops.push_back(fill_value);
   // The mask grows self: the gradient sums back.
   GradOpInfo fill_grows =
-      with_index(entry("masked_fill", {{4}, {3, 4}, {}},
-                       [](const Inputs& x) { return x[0].masked_fill(x[1], x[2]); }),
+      with_index(grad_op_entry("masked_fill", {{4}, {3, 4}, {}},
+                               [](const Inputs& x) { return x[0].masked_fill(x[1], x[2]); }),
                  {1}, random_mask);
   fill_grows.zero_size = false;  // [0] and [0, 4] do not broadcast
   ops.push_back(fill_grows);
-  ops.push_back(with_index(entry("masked_fill", {{3, 4}, {3, 4}, {}},
-                                 [](const Inputs& x) {
-                                   Tensor y = x[0] * 1;
-                                   y.masked_fill_(x[1], x[2]);
-                                   return y;
-                                 }),
+  ops.push_back(with_index(grad_op_entry("masked_fill", {{3, 4}, {3, 4}, {}},
+                                         [](const Inputs& x) {
+                                           Tensor y = x[0] * 1;
+                                           y.masked_fill_(x[1], x[2]);
+                                           return y;
+                                         }),
                            {1}, random_mask));
-  GradOpInfo select = with_index(entry("masked_select", {{3, 4}, {3, 4}},
-                                       [](const Inputs& x) { return x[0].masked_select(x[1]); }),
-                                 {1}, random_mask);
+  GradOpInfo select =
+      with_index(grad_op_entry("masked_select", {{3, 4}, {3, 4}},
+                               [](const Inputs& x) { return x[0].masked_select(x[1]); }),
+                 {1}, random_mask);
   select.broadcast = true;
   ops.push_back(select);
   GradOpInfo select_grows =
-      with_index(entry("masked_select", {{4}, {3, 4}},
-                       [](const Inputs& x) { return x[0].masked_select(x[1]); }),
+      with_index(grad_op_entry("masked_select", {{4}, {3, 4}},
+                               [](const Inputs& x) { return x[0].masked_select(x[1]); }),
                  {1}, random_mask);
   select_grows.zero_size = false;
   ops.push_back(select_grows);
   // Negative and repeated flat positions.
-  ops.push_back(
-      with_index(entry("take", {{3, 4}, {2, 3}}, [](const Inputs& x) { return x[0].take(x[1]); }),
-                 {1}, [](const std::vector<int64_t>& s) { return randint(-12, 12, s, kLong); }));
-  GradOpInfo take_fixed = entry("take", {{2, 3}}, [](const Inputs& x) {
+  ops.push_back(with_index(
+      grad_op_entry("take", {{3, 4}, {2, 3}}, [](const Inputs& x) { return x[0].take(x[1]); }), {1},
+      [](const std::vector<int64_t>& s) { return randint(-12, 12, s, kLong); }));
+  GradOpInfo take_fixed = grad_op_entry("take", {{2, 3}}, [](const Inputs& x) {
     return x[0].take(longs({5, -6, 5, 0}));
   });
   take_fixed.zero_size = false;  // positions into an empty tensor

@@ -9,20 +9,10 @@ namespace {
 using Inputs = std::vector<Tensor>;
 using Shapes = std::vector<std::vector<int64_t>>;
 
-GradOpInfo entry(std::string name, Shapes shapes, std::function<Tensor(const Inputs&)> fn,
-                 bool gradgrad = false) {
-  GradOpInfo info;
-  info.name = std::move(name);
-  info.shapes = std::move(shapes);
-  info.fn = std::move(fn);
-  info.gradgrad = gradgrad;
-  info.broadcast = false;
-  return info;
-}
 // A single-input op.
 GradOpInfo unary(std::string name, std::vector<int64_t> shape,
                  std::function<Tensor(const Tensor&)> f, bool gradgrad = false) {
-  return entry(
+  return grad_op_entry(
       std::move(name), {std::move(shape)}, [f](const Inputs& x) { return f(x[0]); }, gradgrad);
 }
 
@@ -108,26 +98,26 @@ void add_shape_grad_ops(std::vector<GradOpInfo>& ops) {
   ops.push_back(unary("unfold", {3, 7}, [](const Tensor& x) { return x.unfold(-1, 2, 3); }));
 
   // ---- Shape ops that copy ----
-  ops.push_back(entry(
+  ops.push_back(grad_op_entry(
       "cat", {{2, 3}, {4, 3}},
       [](const Inputs& x) {
         return cat({x[0], x[1]});
       },
       true));
-  ops.push_back(entry("cat", {{3, 2}, {3, 1}, {3, 4}}, [](const Inputs& x) {
+  ops.push_back(grad_op_entry("cat", {{3, 2}, {3, 1}, {3, 4}}, [](const Inputs& x) {
     return cat({x[0], x[1], x[2]}, -1);
   }));
   // The legacy 1-D empty tensor is skipped: the others' gradients keep their places.
-  ops.push_back(entry("cat", {{2, 3}, {1, 3}}, [](const Inputs& x) {
+  ops.push_back(grad_op_entry("cat", {{2, 3}, {1, 3}}, [](const Inputs& x) {
     return cat({x[0], empty({0}, kDouble), x[1]}, 0);
   }));
-  ops.push_back(entry(
+  ops.push_back(grad_op_entry(
       "stack", {{3, 4}, {3, 4}, {3, 4}},
       [](const Inputs& x) {
         return stack({x[0], x[1], x[2]}, 1);
       },
       true));
-  ops.push_back(entry("stack", {{3, 4}, {3, 4}}, [](const Inputs& x) {
+  ops.push_back(grad_op_entry("stack", {{3, 4}, {3, 4}}, [](const Inputs& x) {
     return stack({x[0], x[1]}, -1);
   }));
   ops.push_back(unary("repeat", {2, 3}, [](const Tensor& x) { return x.repeat({2, 1, 3}); }));
@@ -153,7 +143,7 @@ void add_shape_grad_ops(std::vector<GradOpInfo>& ops) {
   ops.push_back(
       unary("contiguous", {3, 4}, [](const Tensor& x) { return x.transpose(0, 1).contiguous(); }));
   ops.push_back(unary("clone", {3, 4}, [](const Tensor& x) { return x.clone(); }));
-  GradOpInfo bt = entry("broadcast_tensors", {{3, 1}, {2, 1, 4}}, [](const Inputs& x) {
+  GradOpInfo bt = grad_op_entry("broadcast_tensors", {{3, 1}, {2, 1, 4}}, [](const Inputs& x) {
     return weighted_cat(broadcast_tensors({x[0], x[1]}));
   });
   bt.broadcast = true;
