@@ -42,7 +42,8 @@ using acc_of = typename Op::acc_t;
 template <class T, class Op>
 EMBER_ALWAYS_INLINE acc_of<Op> lanes_block(const Op& op, const T* __restrict__ p, int64_t n) {
   using A = acc_of<Op>;
-  constexpr int kL = sizeof(A) >= 8 ? 32 : 64;  // 8 AVX2 registers: enough adds in flight to hide their latency
+  // 8 AVX2 registers of lanes: enough independent adds in flight to hide their latency.
+  constexpr int kL = sizeof(A) >= 8 ? 32 : 64;
   constexpr int64_t kFan = 16;
   constexpr int kLevels = 6;  // 16^6 groups (over 10^9 elements) before the top level grows
   A lv[kLevels][kL];

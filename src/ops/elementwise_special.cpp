@@ -225,9 +225,9 @@ Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Sca
 
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   if (EMBER_UNLIKELY(autograd::needs_grad(self, other)))
-    return autograd::elementwise_with_grad(
-        OpId::where, {Operand(condition), Operand(self), Operand(other)}, {}, nullptr,
-        [&] { return where(condition, self, other); });
+    return autograd::elementwise_with_grad(OpId::where,
+                                           {Operand(condition), Operand(self), Operand(other)}, {},
+                                           nullptr, [&] { return where(condition, self, other); });
   check_defined(condition, "where", "condition");
   check_defined(self, "where", "self");
   check_defined(other, "where", "other");

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
