@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Runs every test Ember has, from a clean or existing checkout:
 #   1. installs missing dependencies (tools/install-deps.sh),
-#   2. release build (-Werror) + all tests,
-#   3. ASan+UBSan build + all tests,
-#   4. where the CUDA toolkit is present, a build of the CUDA sources (sm_90) and its tests,
-#      which skip without a GPU,
-#   5. an install of the release build used by a separate find_package(Ember) program.
+#   2. release build (-Werror) + all tests; where the CUDA toolkit is present this build includes
+#      the CUDA sources (sm_90), so they compile in CI and the CUDA tests run (skipping without a
+#      GPU) without a third build of the library,
+#   3. ASan+UBSan build (CPU only) + all tests,
+#   4. an install of the release build used by a separate find_package(Ember) program.
 # Usage: tools/test.sh [--quick]   (--quick: release build and tests only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,27 +29,25 @@ run_suite() {
   (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 300 ${LABEL:+-L $LABEL})
 }
 
+cuda_args=(-DEMBER_USE_CUDA=OFF)
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+  cuda_args=(-DEMBER_USE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90)
+else
+  echo "=== no CUDA toolkit here: the release build is CPU only ==="
+fi
+
 mkdir -p build
-run_suite release build/release -DCMAKE_BUILD_TYPE=Release -DEMBER_USE_CUDA=OFF
+run_suite release build/ci -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}"
 [ $quick -eq 1 ] && exit 0
 
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
   run_suite asan build/asan -DCMAKE_BUILD_TYPE=Debug -DEMBER_SANITIZE="address;undefined" \
   -DEMBER_USE_CUDA=OFF -DEMBER_BUILD_EXAMPLES=OFF
 
-if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
-  export PATH=/usr/local/cuda/bin:$PATH
-  # The CPU suites above already ran the other tests; here the CUDA sources must compile and
-  # the CUDA tests run (they skip without a GPU).
-  TARGETS="ember test_cuda" LABEL=cuda run_suite cuda build/cuda -DCMAKE_BUILD_TYPE=Release -DEMBER_USE_CUDA=ON \
-    -DCMAKE_CUDA_ARCHITECTURES=90 -DEMBER_BUILD_EXAMPLES=OFF
-else
-  echo "=== cuda: no CUDA toolkit here, skipped ==="
-fi
-
 echo "=== install: find_package(Ember) from a separate project ==="
 rm -rf build/install build/consumer
-cmake --install build/release --prefix "$root/build/install" >/dev/null
+cmake --install build/ci --prefix "$root/build/install" >/dev/null
 cmake -S tests/install -B build/consumer -G Ninja -DCMAKE_PREFIX_PATH="$root/build/install" >/dev/null
 cmake --build build/consumer >/dev/null
 build/consumer/ember_consumer
