@@ -6,7 +6,7 @@ namespace ember {
 
 const char* IValue::tagKind() const {
   static const char* kNames[] = {"None", "Tensor", "Double",  "Int",
-                                 "Bool", "String", "IntList", "DoubleList"};
+                                 "Bool", "String", "IntList", "DoubleList", "TensorList"};
   return kNames[v_.index()];
 }
 

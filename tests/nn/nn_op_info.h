@@ -31,9 +31,9 @@ using Args = std::vector<ember::Tensor>;
 using NnRun = std::function<ember::Tensor(const Args& inputs, const GoldenCase& c)>;
 
 struct NnOpInfo {
-  std::string name;                // the golden op name (case "<name>/<variant>")
-  std::string family;              // the golden file: "nn_functional" or "nn_loss"
-  std::vector<size_t> grad_args;   // inputs that get gradients, in the golden file's order
+  std::string name;               // the golden op name (case "<name>/<variant>")
+  std::string family;             // the golden file: "nn_functional" or "nn_loss"
+  std::vector<size_t> grad_args;  // inputs that get gradients, in the golden file's order
   NnRun run;
   /// Tolerances per dtype for forward and gradients; zero means golden.h's default_tolerance.
   double rtol32 = 0, atol32 = 0;
@@ -64,8 +64,8 @@ struct NnOpFamilyRegistrar {
 
 }  // namespace ember_test
 
-#define EMBER_NN_OP_FAMILY(family)                                                        \
-  static std::vector<ember_test::NnOpInfo> ember_nn_ops_##family();                       \
-  static const ember_test::NnOpFamilyRegistrar ember_nn_ops_registrar_##family(          \
-      &ember_nn_ops_##family);                                                            \
+#define EMBER_NN_OP_FAMILY(family)                                              \
+  static std::vector<ember_test::NnOpInfo> ember_nn_ops_##family();             \
+  static const ember_test::NnOpFamilyRegistrar ember_nn_ops_registrar_##family( \
+      &ember_nn_ops_##family);                                                  \
   static std::vector<ember_test::NnOpInfo> ember_nn_ops_##family()

@@ -1,5 +1,6 @@
-// IValue: a small tagged value (None, tensor, double, int, bool, string, int/double lists), the
-// type of a custom function's ctx->saved_data entries, as in LibTorch.
+// IValue: a small tagged value (None, tensor, double, int, bool, string, int/double/tensor lists),
+// the type of a custom function's ctx->saved_data entries and of module hook arguments, as in
+// LibTorch.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,7 @@ class EMBER_API IValue {
   IValue(std::vector<int64_t> v) : v_(std::move(v)) {}  // NOLINT
   IValue(IntArrayRef v) : v_(v.vec()) {}                // NOLINT
   IValue(std::vector<double> v) : v_(std::move(v)) {}   // NOLINT
+  IValue(std::vector<Tensor> v) : v_(std::move(v)) {}   // NOLINT
 
   bool isNone() const { return v_.index() == 0; }
   bool isTensor() const { return std::holds_alternative<Tensor>(v_); }
@@ -33,6 +35,7 @@ class EMBER_API IValue {
   bool isString() const { return std::holds_alternative<std::string>(v_); }
   bool isIntList() const { return std::holds_alternative<std::vector<int64_t>>(v_); }
   bool isDoubleList() const { return std::holds_alternative<std::vector<double>>(v_); }
+  bool isTensorList() const { return std::holds_alternative<std::vector<Tensor>>(v_); }
 
   /// Each accessor throws a TypeError naming both kinds when the value holds something else.
   const Tensor& toTensor() const { return get<Tensor>("Tensor"); }
@@ -42,6 +45,7 @@ class EMBER_API IValue {
   const std::string& toStringRef() const { return get<std::string>("String"); }
   std::vector<int64_t> toIntVector() const { return get<std::vector<int64_t>>("IntList"); }
   std::vector<double> toDoubleVector() const { return get<std::vector<double>>("DoubleList"); }
+  const std::vector<Tensor>& toTensorList() const { return get<std::vector<Tensor>>("TensorList"); }
   /// The kind held, e.g. "Int".
   const char* tagKind() const;
 
@@ -54,7 +58,7 @@ class EMBER_API IValue {
   [[noreturn]] void throw_wrong_kind(const char* want) const;
 
   std::variant<std::monostate, Tensor, double, int64_t, bool, std::string, std::vector<int64_t>,
-               std::vector<double>>
+               std::vector<double>, std::vector<Tensor>>
       v_;
 };
 

@@ -1,0 +1,62 @@
+// Cloneable<Derived>: gives a module clone(), the deep copy DataParallel replicates, as
+// LibTorch's torch::nn::Cloneable but without its trap: LibTorch's clone() re-runs a reset()
+// that every subclass must write to re-create its parameters, and a module that registers them
+// in its constructor instead silently clones wrong. Here clone() copy-constructs Derived while
+// Module's copy constructor deep-copies the registries, holders of submodules pick up the
+// submodules' clones, and Tensor members that alias a registered parameter or buffer are
+// re-pointed at the copy's. What it cannot re-point (a std::shared_ptr member to a submodule,
+// a parameter kept in a heap container outside the registry) is reported as an Error.
+//
+//   struct NetImpl : nn::Cloneable<NetImpl> {
+//     NetImpl() { w = register_parameter("w", ember::randn({3})); fc = register_module(...); }
+//     Tensor w; nn::Linear fc{nullptr};
+//   };
+//   auto copy = std::dynamic_pointer_cast<NetImpl>(net->clone());
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+
+#include "ember/nn/module.h"
+
+namespace ember::nn {
+namespace detail {
+
+/// The state of one clone() on this thread: Module's copy constructor and ModuleHolder's consult
+/// it; finish() re-points the copy's Tensor members.
+class EMBER_API CloneScope {
+ public:
+  CloneScope(const Module& original, const std::optional<Device>& device);
+  ~CloneScope();
+  CloneScope(const CloneScope&) = delete;
+  CloneScope& operator=(const CloneScope&) = delete;
+  /// `object`/`size`: the copy's full Derived object, scanned for Tensor members.
+  void finish(Module& copy, void* object, size_t size);
+
+  struct Data;
+
+ private:
+  Data* data_;
+};
+
+}  // namespace detail
+
+template <typename Derived>
+class Cloneable : public Module {
+ public:
+  using Module::Module;
+
+  /// LibTorch's hook to (re)create parameters; clone() does not need it. Built-in layers use it
+  /// from their constructors, and reset_parameters() re-initialises them.
+  virtual void reset() {}
+
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    detail::CloneScope scope(*this, device);
+    auto copy = std::make_shared<Derived>(static_cast<const Derived&>(*this));
+    scope.finish(*copy, static_cast<void*>(copy.get()), sizeof(Derived));
+    return copy;
+  }
+};
+
+}  // namespace ember::nn
