@@ -7,3 +7,8 @@
 #include "ember/nn/module.h"
 #include "ember/nn/module_call.h"
 #include "ember/nn/pimpl.h"
+#include "ember/nn/modules/container/any.h"
+#include "ember/nn/modules/container/functional.h"
+#include "ember/nn/modules/container/module_list.h"
+#include "ember/nn/modules/container/parameter_list.h"
+#include "ember/nn/modules/container/sequential.h"

@@ -76,6 +76,15 @@ Tensor& Module::register_buffer(std::string name, Tensor tensor, bool persistent
   return buffers_.insert(std::move(name), std::move(tensor));
 }
 
+Tensor Module::unregister_parameter(const std::string& name) {
+  Tensor* p = parameters_.find(name);
+  EMBER_CHECK_VALUE(p != nullptr, "unregister_parameter: {} has no parameter '{}'", this->name(),
+                    name);
+  Tensor out = *p;
+  parameters_.erase(name);
+  return out;
+}
+
 void Module::add_child(std::string name, std::shared_ptr<Module> module) {
   check_new_name(name, "register_module");
   EMBER_CHECK_VALUE(module != nullptr, "register_module: submodule '{}' of {} is empty", name,

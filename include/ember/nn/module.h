@@ -206,6 +206,9 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   bool is_persistent_buffer(const std::string& name) const {
     return non_persistent_buffers_.count(name) == 0;
   }
+  /// For ParameterList/ParameterDict: the registry itself, and removal (Python's `del`).
+  OrderedDict<std::string, Tensor>& mutable_parameters_registry() { return parameters_; }
+  Tensor unregister_parameter(const std::string& name);
 
  private:
   friend struct detail::HookLists;
