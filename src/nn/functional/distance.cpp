@@ -49,15 +49,16 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double
                     op, dim, IntArrayRef(shape), -n, n);
   const int64_t d = dim < 0 ? dim + n : dim;
   const Tensor a = x1.to(common).expand(shape), b = x2.to(common).expand(shape);
-  // Each input is divided by its own norm before the dot product (PyTorch 1.13's formulation,
-  // which keeps the result in [-1, 1]). The norms are clamped to eps without recording, so the
-  // gradient is that of x/‖x‖ wherever ‖x‖ >= eps, exactly as PyTorch's.
-  Tensor na = a.norm(2, {d}, true).clone(), nb = b.norm(2, {d}, true).clone();
+  // Each input is divided by its own norm before the dot product, which keeps the result in
+  // [-1, 1] (PyTorch's formulation). The squared norms are clamped to eps² without recording, so
+  // the gradient is that of x/‖x‖ with ‖x‖ replaced by the clamped value, exactly as PyTorch's.
+  Tensor sa = a.square().sum({d}, true), sb = b.square().sum({d}, true);
   {
     NoGradGuard no_grad;
-    na.clamp_min_(eps);
-    nb.clamp_min_(eps);
+    sa.clamp_min_(eps * eps);
+    sb.clamp_min_(eps * eps);
   }
+  Tensor na = sa.sqrt(), nb = sb.sqrt();
   return ((a / na) * (b / nb)).sum({d});
 }
 
