@@ -57,6 +57,7 @@ from gen.binary import gen_binary
 from gen.common import ROOT
 from gen.linalg import gen_linalg
 from gen.nn_functional import gen_nn_functional
+from gen.nn_layer import gen_nn_layer
 from gen.nn_loss import gen_nn_loss
 from gen.nn_module import gen_nn_module
 from gen.reduction import gen_reduction
@@ -65,7 +66,8 @@ from gen.unary import gen_unary
 
 FAMILIES = {"unary": gen_unary, "binary": gen_binary, "reduction": gen_reduction,
             "linalg": gen_linalg, "shape": gen_shape, "autograd_e2e": gen_autograd_e2e,
-            "nn_functional": gen_nn_functional, "nn_loss": gen_nn_loss, "nn_module": gen_nn_module}
+            "nn_functional": gen_nn_functional, "nn_layer": gen_nn_layer,
+            "nn_loss": gen_nn_loss, "nn_module": gen_nn_module}
 MAX_BYTES = 2 * 1024 * 1024
 
 
