@@ -10,10 +10,10 @@
 #include "tests/nn/nn_op_info.h"
 
 using namespace ember;
+using ember::autograd::variable_list;
 using ember_test::Args;
 using ember_test::nn_op_infos;
 using ember_test::NnOpInfo;
-using ember::autograd::variable_list;
 
 namespace ember_test {
 std::vector<NnOpInfo>& nn_op_infos() {
@@ -27,8 +27,8 @@ namespace {
 // Every op of nn::functional that the table must cover (issue #4's catalogue).
 const std::vector<std::string> kNnFunctionalOps = {
     // activations
-    "relu", "relu6", "leaky_relu", "prelu", "rrelu", "elu", "selu", "celu", "gelu", "silu",
-    "mish", "sigmoid", "tanh", "hardtanh", "hardsigmoid", "hardswish", "softplus", "softshrink",
+    "relu", "relu6", "leaky_relu", "prelu", "rrelu", "elu", "selu", "celu", "gelu", "silu", "mish",
+    "sigmoid", "tanh", "hardtanh", "hardsigmoid", "hardswish", "softplus", "softshrink",
     "hardshrink", "tanhshrink", "threshold", "logsigmoid", "softsign", "softmax", "log_softmax",
     "softmin", "glu",
     // layers
