@@ -12,3 +12,4 @@
 #include "ember/nn/modules/container/module_list.h"
 #include "ember/nn/modules/container/parameter_list.h"
 #include "ember/nn/modules/container/sequential.h"
+#include "ember/nn/modules/activation.h"
