@@ -17,7 +17,7 @@
   X(ConvTranspose3D) X(Sigmoid) X(Tanh) X(ReLU) X(GELU) X(SiLU) X(Mish) X(LeakyReLU) X(FanIn) \
   X(FanOut) X(Constant) X(Reflect) X(Replicate) X(Circular) X(Nearest) X(Bilinear) X(Bicubic) \
   X(Trilinear) X(Area) X(NearestExact) X(Sum) X(Mean) X(Max) X(None) X(BatchMean) X(Zeros)    \
-  X(Border) X(Reflection) X(RNN_TANH) X(RNN_RELU) X(LSTM) X(GRU) X(Valid) X(Same)
+  X(Border) X(Reflection) X(RNN_TANH) X(RNN_RELU) X(LSTM) X(GRU) X(Valid) X(Same) X(SELU)
 
 namespace ember {
 namespace enumtype {
