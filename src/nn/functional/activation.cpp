@@ -47,7 +47,8 @@ Tensor elu_family(const char* op, const char* node, const Tensor& x, double alph
     Tensor xf = detail::upcast(in);
     Tensor neg = xf.clamp_max(0);  // exp of the positive side is never used: keep it finite
     if (input_scale != 1) neg.mul_(input_scale);
-    neg.expm1_().mul_(neg_coef);
+    neg.expm1_();
+    if (neg_coef != 1) neg.mul_(neg_coef);
     Tensor y = where(xf > 0, scale == 1 ? xf : xf * scale, neg);
     return detail::downcast(y, in.dtype());
   };
@@ -240,7 +241,8 @@ Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& options) {
 
 Tensor threshold(const Tensor& input, const ThresholdFuncOptions& options) {
   EMBER_CHECK(input.defined(), "threshold: the input tensor is undefined");
-  const double th = options.threshold();
+  // Integer inputs compare with the threshold converted to their dtype, as PyTorch's kernel does.
+  const Scalar th = scalar_for(input, options.threshold());
   const Scalar value = scalar_for(input, options.value());
   // `x <= threshold` (not `!(x > threshold)`): NaN stays NaN and keeps its gradient, as PyTorch.
   if (options.inplace()) return input.masked_fill_(input <= th, value);

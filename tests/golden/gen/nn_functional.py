@@ -145,6 +145,9 @@ def gen_threshold_int(fam):
     # Integer thresholds: PyTorch converts threshold and value to the tensor's dtype.
     r = Rng("threshold/int64")
     fam.case("threshold/int64", "F.threshold(a0, s0, s1)", [r.ints([2, 6], -8, 8)], sargs=(1, 5))
+    # -1.5 becomes -1 (truncated), so -1 itself is replaced.
+    fam.case("threshold/int64_fractional", "F.threshold(a0, s0, s1)", [r.ints([2, 6], -3, 3)],
+             sargs=(-1.5, 7.0))
 
 
 def gen_prelu(fam):
