@@ -282,6 +282,15 @@ TEST(ActivationStability, LargeInputsGiveFiniteValuesAndGradients) {
   }
 }
 
+TEST(ActivationStability, SoftshrinkPropagatesNan) {
+  // torch 1.13 returns 0 for NaN (hence no NaN in its golden case); PyTorch >= 2.6 and Ember
+  // return NaN.
+  Tensor y = F::softshrink(tensor({std::nan(""), 0.25, -2.0}));
+  EXPECT_TRUE(std::isnan(y[0].item<double>()));
+  EXPECT_EQ(y[1].item<double>(), 0.0);
+  EXPECT_EQ(y[2].item<double>(), -1.5);
+}
+
 TEST(Rrelu, TrainingSamplesSlopesUniformlyInTheBounds) {
   const double lower = 0.1, upper = 0.4;
   const int64_t n = 200000;
@@ -426,6 +435,7 @@ TEST(ActivationErrors, FloatOnlyOpsRejectIntegers) {
            {"celu", [&] { F::celu(i); }},
            {"leaky_relu", [&] { F::leaky_relu(i); }},
            {"rrelu", [&] { F::rrelu(i, F::RReLUFuncOptions().training(true)); }},
+           {"rrelu", [&] { F::rrelu(i); }},
            {"hardsigmoid", [&] { F::hardsigmoid(i); }},
            {"hardswish", [&] { F::hardswish(i); }},
            {"softplus", [&] { F::softplus(i); }},
