@@ -13,3 +13,5 @@
 #include "ember/nn/modules/container/parameter_list.h"
 #include "ember/nn/modules/container/sequential.h"
 #include "ember/nn/modules/activation.h"
+#include "ember/nn/init.h"
+#include "ember/nn/modules/linear.h"
