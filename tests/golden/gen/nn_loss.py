@@ -74,8 +74,9 @@ def gen_regression(fam):
               low_reds=("mean", "none"))
         sweep(fam, op, "bcast", call, lambda r: [normal(r, 3, 4), normal(r, 4)], (0, 1),
               reds=("mean", "none"), dtypes=(F32,))
+        r = Rng(f"{op}/transposed_none_float32")
         fam.case(f"{op}/transposed_none_float32", f"F.{op}(a0.mT, a1, reduction=q0)",
-                 [normal(Rng(op + "t"), 4, 3).float(), normal(Rng(op + "u"), 3, 4).float()],
+                 [normal(r, 4, 3).float(), normal(r, 3, 4).float()],
                  strs=("none",), flags=("transposed",))
         for red in REDS:
             fam.case(f"{op}/empty_{red}_float32", call, [torch.zeros(0, 4), torch.zeros(0, 4)],
@@ -184,7 +185,7 @@ def gen_classification(fam):
           lambda r: [logp(r, 5), torch.tensor(3), w(r, 5)], iargs=(-100,), flags=("weight",),
           low=())
     fam.case("nll_loss/all_ignored_mean_float32", nlln,
-             [logp(Rng("nll_all"), 3, 4).float(), torch.full([3], -100)], iargs=(-100,),
+             [logp(Rng("nll_loss/all_ignored_mean_float32"), 3, 4).float(), torch.full([3], -100)], iargs=(-100,),
              strs=("mean",))
     for red in REDS:
         fam.case(f"nll_loss/empty_{red}_float32", nlln,
@@ -235,12 +236,12 @@ def gen_classification(fam):
           lambda r: [logits(r, 5), softmax(r, 5), w(r, 5)], (0, 1), sargs=(0.0,),
           iargs=(-100,), reds=("mean", "none"), flags=("weight",), low=())
     fam.case("cross_entropy/all_ignored_mean_float32", cen,
-             [logits(Rng("ce_all"), 3, 4).float(), torch.full([3], -100)], sargs=(0.0,),
+             [logits(Rng("cross_entropy/all_ignored_mean_float32"), 3, 4).float(), torch.full([3], -100)], sargs=(0.0,),
              iargs=(-100,), strs=("mean",))
     fam.case("cross_entropy/transposed_none_float32",
              "F.cross_entropy(a0.mT, a1, weight=None, ignore_index=i0, reduction=q0, "
              "label_smoothing=s0)",
-             [logits(Rng("ce_t"), 5, 4).float(), torch.tensor([0, 3, 1, 4])], sargs=(0.0,),
+             [logits(Rng("cross_entropy/transposed_none_float32"), 5, 4).float(), torch.tensor([0, 3, 1, 4])], sargs=(0.0,),
              iargs=(-100,), strs=("none",), flags=("transposed",))
     for red in REDS:
         fam.case(f"cross_entropy/empty_{red}_float32", cen,
