@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 
 #include "ember/ember.h"
 #include "ember/nn/functional/distance.h"
@@ -78,7 +79,11 @@ TEST(Linear, ShapeAndDtypeErrorsNameTheOpAndTheExpectedShape) {
       },
       {"linear: input [2, 3] float64 and weight [4, 3] float32 have "
        "different dtypes"});
-  expect_error<Error>([] { F::linear(Tensor(), ones({4, 3})); }, {"linear: input is an undefined tensor"});
+  expect_error<Error>(
+      [] {
+        F::linear(Tensor(), ones({4, 3}));
+      },
+      {"linear: input is an undefined tensor"});
 }
 
 TEST(Bilinear, ShapeErrorsNameTheExpectedShapes) {
@@ -304,6 +309,49 @@ TEST(LayerNorm, DoubleBackwardMatchesNumericalDerivatives) {
     return autograd::grad({(y * cot).sum()}, {v[0]}, {}, true, true);
   };
   EXPECT_NO_THROW(autograd::gradcheck(first, {x, w}));
+}
+
+// The fused CPU kernels serve same-dtype calls; a weight of another dtype takes the composed
+// path. Both must agree, forward and backward, for both norms.
+TEST(LayerNorm, FusedKernelAndComposedPathAgree) {
+  manual_seed(53);
+  Tensor x = randn({6, 4, 10}), w = randn({4, 10}), b = randn({4, 10}), g = randn({6, 4, 10});
+  for (bool rms : {false, true}) {
+    auto run = [&](const Tensor& weight, const Tensor& bias) {
+      Tensor xg = x.clone().requires_grad_(), wg = weight.clone().requires_grad_();
+      Tensor y = rms ? F::rms_norm(xg, F::RMSNormFuncOptions({4, 10}).weight(wg).eps(1e-5))
+                     : F::layer_norm(xg, F::LayerNormFuncOptions({4, 10}).weight(wg).bias(bias));
+      auto grads = autograd::grad({y}, {xg, wg}, {g});
+      return std::make_tuple(y, grads[0], grads[1]);
+    };
+    auto [y1, dx1, dw1] = run(w, b);                          // fused
+    auto [y2, dx2, dw2] = run(w.to(kDouble), b.to(kDouble));  // composed
+    EXPECT_EQ(y2.dtype(), kFloat);
+    EXPECT_TRUE(allclose(y1, y2, 1e-5, 1e-5)) << "rms=" << rms;
+    EXPECT_TRUE(allclose(dx1, dx2, 1e-4, 1e-5)) << "rms=" << rms;
+    EXPECT_TRUE(allclose(dw1, dw2.to(kFloat), 1e-4, 1e-5)) << "rms=" << rms;
+  }
+}
+
+TEST(LayerNorm, StridedAndSixteenBitInputs) {
+  manual_seed(54);
+  Tensor x = randn({12, 5}), w = randn({12}), b = randn({12});
+  auto ln = [&](const Tensor& in, const Tensor& wt, const Tensor& bs) {
+    return F::layer_norm(in, F::LayerNormFuncOptions({12}).weight(wt).bias(bs));
+  };
+  EXPECT_TRUE(allclose(ln(x.t(), w, b), ln(x.t().contiguous(), w, b), 1e-6, 1e-6));
+  for (ScalarType t : {kHalf, kBFloat16}) {
+    Tensor xl = x.t().to(t).requires_grad_();
+    Tensor y = ln(xl, w.to(t), b.to(t));
+    EXPECT_EQ(y.dtype(), t);
+    y.sum().backward();
+    // The reference: float32 on the same (rounded) inputs.
+    Tensor xf = xl.detach().to(kFloat).requires_grad_();
+    Tensor yf = ln(xf, w.to(t).to(kFloat), b.to(t).to(kFloat));
+    yf.sum().backward();
+    EXPECT_TRUE(allclose(y.to(kFloat), yf, 2e-2, 2e-2)) << t;
+    EXPECT_TRUE(allclose(xl.grad().to(kFloat), xf.grad(), 2e-2, 2e-2)) << t;
+  }
 }
 
 TEST(LayerNorm, Errors) {
