@@ -233,6 +233,39 @@ TEST(EmbeddingBag, PaddingEntriesLeaveTheBagAndItsCount) {
   EXPECT_TRUE(w.grad().equal(tensor({{1.0}, {0.0}, {0.0}})));
 }
 
+// With create_graph the backward runs through differentiable index ops instead of the row
+// kernels: both must give the same gradients, and the recorded one must differentiate again.
+TEST(EmbeddingBag, RecordedBackwardMatchesTheKernelAndDifferentiatesAgain) {
+  manual_seed(43);
+  Tensor w = randn({7, 3}, kDouble).requires_grad_();
+  Tensor x = tensor(std::vector<int64_t>{1, 4, 4, 0, 6, 2, 4, 1}, kLong);
+  Tensor psw = randn({8}, kDouble).requires_grad_();
+  Tensor g = randn({3, 3}, kDouble);
+  auto opts = F::EmbeddingBagFuncOptions()
+                  .offsets(ids({0, 3, 3}))
+                  .mode(kSum)
+                  .per_sample_weights(psw)
+                  .scale_grad_by_freq(true)
+                  .padding_idx(6);
+  auto plain = autograd::grad({F::embedding_bag(x, w, opts)}, {w, psw}, {g});
+  auto recorded = autograd::grad({F::embedding_bag(x, w, opts)}, {w, psw}, {g}, true, true);
+  EXPECT_TRUE(allclose(plain[0], recorded[0], 1e-12, 1e-12));
+  EXPECT_TRUE(allclose(plain[1], recorded[1], 1e-12, 1e-12));
+  Tensor ge = randn({4, 2, 3}, kDouble);
+  auto eopts = F::EmbeddingFuncOptions().padding_idx(1).scale_grad_by_freq(true);
+  Tensor xe = x.view({4, 2});
+  auto ep = autograd::grad({F::embedding(xe, w, eopts)}, {w}, {ge});
+  auto er = autograd::grad({F::embedding(xe, w, eopts)}, {w}, {ge}, true, true);
+  EXPECT_TRUE(allclose(ep[0], er[0], 1e-12, 1e-12));
+  // d(weight gradient)/d(per_sample_weights), numerically.
+  auto first = [&](const autograd::variable_list& v) {
+    auto o = opts;
+    o.per_sample_weights(v[0]);
+    return autograd::grad({F::embedding_bag(x, v[1], o)}, {v[1]}, {g}, true, true);
+  };
+  EXPECT_NO_THROW(autograd::gradcheck(first, {psw, w}));
+}
+
 TEST(EmbeddingBag, Errors) {
   Tensor w = ones({5, 2});
   using O = F::EmbeddingBagFuncOptions;
