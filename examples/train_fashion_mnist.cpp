@@ -15,10 +15,13 @@ namespace F = ember::nn::functional;
 namespace {
 
 struct MlpImpl : nn::Module {
+  // The braced list is built left to right (a parenthesised argument list may be built in any
+  // order; GCC goes right to left), so the layers draw their initial weights in Python's order
+  // and, after manual_seed(0), start from the weights PyTorch's nn.Sequential starts from.
   MlpImpl()
-      : layers(register_module("layers", nn::Sequential(nn::Linear(784, 512), nn::ReLU(),
-                                                        nn::Linear(512, 256), nn::ReLU(),
-                                                        nn::Linear(256, 10)))) {}
+      : layers(register_module(
+            "layers", nn::Sequential{nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 256),
+                                     nn::ReLU(), nn::Linear(256, 10)})) {}
   // images [N, 1, 28, 28] -> logits [N, 10]
   Tensor forward(const Tensor& x) { return layers(x.flatten(1)); }
   nn::Sequential layers;
@@ -72,8 +75,8 @@ int main(int argc, char** argv) {
     for (int64_t i = 0; i < train.size(); i += batch) {
       Tensor idx = perm.slice(0, i, std::min(i + batch, train.size()));
       optimizer.zero_grad();
-      Tensor loss = F::cross_entropy(model(train_x.index_select(0, idx)),
-                                     train_y.index_select(0, idx));
+      Tensor loss =
+          F::cross_entropy(model(train_x.index_select(0, idx)), train_y.index_select(0, idx));
       loss.backward();
       optimizer.step();
       loss_sum += loss.item<double>();

@@ -13,6 +13,14 @@
 namespace ember {
 
 namespace {
+// A draw in [0, range), as PyTorch's random_from_to: one 32-bit draw when the range fits in 32
+// bits (so a seed gives PyTorch's numbers), else 64 bits.
+uint64_t draw_below(Generator& gen, uint64_t range) {
+  return (range < (uint64_t{1} << 32) ? gen.next_u32() : gen.next()) % range;
+}
+}  // namespace
+
+namespace {
 void check_sizes(IntArrayRef size, const char* op) {
   for (int64_t s : size)
     EMBER_CHECK_VALUE(s >= 0, "{}: trying to create tensor with negative dimension {}: {}", op, s,
@@ -208,7 +216,7 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef size, const TensorOptions&
   Generator& gen = default_generator();
   uint64_t range = static_cast<uint64_t>(high - low);
   return random_values(size, o, gen, [&] {
-    return static_cast<double>(low + static_cast<int64_t>(gen.next() % range));
+    return static_cast<double>(low + static_cast<int64_t>(draw_below(gen, range)));
   });
 }
 Tensor randperm(int64_t n, const TensorOptions& options) {
@@ -220,9 +228,12 @@ Tensor randperm(int64_t n, Generator& gen, const TensorOptions& options) {
   for (int64_t i = 0; i < n; ++i) perm[i] = i;
   {
     std::lock_guard<std::mutex> lock(gen.mutex());
-    for (int64_t i = n - 1; i > 0; --i) {
-      int64_t j = static_cast<int64_t>(gen.next() % static_cast<uint64_t>(i + 1));
-      std::swap(perm[i], perm[j]);
+    // PyTorch's CPU shuffle (forward Fisher-Yates on 32-bit draws), so a seed gives PyTorch's
+    // permutation.
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      const uint64_t draw = n - i < (int64_t{1} << 32) ? gen.next_u32() : gen.next();
+      int64_t z = static_cast<int64_t>(draw % static_cast<uint64_t>(n - i));
+      std::swap(perm[i], perm[i + z]);
     }
   }
   Tensor host = empty({n}, TensorOptions().dtype(kLong));
@@ -319,7 +330,7 @@ const Tensor& Tensor::random_(int64_t from, int64_t to) const {
   uint64_t range = static_cast<uint64_t>(to - from);
   return fill_random(
       *this, gen,
-      [&] { return static_cast<double>(from + static_cast<int64_t>(gen.next() % range)); },
+      [&] { return static_cast<double>(from + static_cast<int64_t>(draw_below(gen, range))); },
       "random_");
 }
 
