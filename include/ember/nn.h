@@ -13,3 +13,8 @@
 #include "ember/nn/modules/container/parameter_list.h"
 #include "ember/nn/modules/container/sequential.h"
 #include "ember/nn/modules/activation.h"
+#include "ember/nn/modules/distance.h"
+#include "ember/nn/modules/dropout.h"
+#include "ember/nn/modules/embedding.h"
+#include "ember/nn/modules/loss.h"
+#include "ember/nn/modules/normalization.h"
