@@ -51,8 +51,8 @@ void init_table(const Tensor& weight, std::optional<int64_t> padding_idx) {
 void check_indices(const Tensor& input, const char* module, const char* arg) {
   EMBER_CHECK(input.defined(), "{}: {} is an undefined tensor", module, arg);
   EMBER_CHECK_TYPE(input.dtype() == kLong || input.dtype() == kInt,
-                   "{}: expected {} of int64 or int32 indices, got {}. Hint: convert them with "
-                   ".to(ember::kLong)",
+                   "{}: expected {} to hold int64 or int32 indices, got {}. Hint: convert them "
+                   "with .to(ember::kLong)",
                    module, arg, describe(input));
 }
 
