@@ -2,13 +2,34 @@
 // ember::). Cases that need a feature Ember does not have yet (InferenceMode, autograd) print NA;
 // they turn on by themselves when the feature lands (see ember_features.h).
 // Usage: overhead_ember <case> <threads>; --list prints the cases.
+#include "ember/nn.h"
+#include "ember/nn/functional/linear.h"
+#include "ember/nn/modules/linear.h"
 #include "ember_features.h"
 #include "ember_threads.h"
 
 namespace {
 
-const std::vector<std::string> kCases = {"add_1elem_nograd", "add_1elem_inference_mode",
-                                         "add_1elem_requires_grad", "chain10_fwd_bwd"};
+const std::vector<std::string> kCases = {"add_1elem_nograd",        "add_1elem_inference_mode",
+                                         "add_1elem_requires_grad", "chain10_fwd_bwd",
+                                         "linear16_module_call",    "linear16_functional"};
+
+// Issue #4: a module call `lin(x)` (hooks machinery present, no hook registered) against the bare
+// functional call on the same parameters; Linear(16, 16), x [1, 16], grad mode on (the
+// parameters require grad, so both record the same autograd node).
+void linear16(const bench::Tag& tag, bool module_call) {
+  ember::nn::Linear lin(16, 16);
+  auto x = ember::randn({1, 16});
+  const auto t = module_call ? bench::measure([&] {
+    auto y = lin(x);
+    bench::do_not_optimize(y);
+  })
+                             : bench::measure([&] {
+                                 auto y = ember::nn::functional::linear(x, lin->weight, lin->bias);
+                                 bench::do_not_optimize(y);
+                               });
+  bench::print_time(tag, t, 1e6, "us/call");
+}
 
 /// The workload is defined on float32 (torch::ones' dtype): say so when Ember's result is not.
 void check_float(const bench::Tag& tag, const ember::Tensor& c) {
@@ -106,6 +127,8 @@ int main(int argc, char** argv) {
     add_requires_grad<ember::Tensor>(tag);
   } else if (cas == "chain10_fwd_bwd") {
     chain10<ember::Tensor>(tag);
+  } else if (cas == "linear16_module_call" || cas == "linear16_functional") {
+    linear16(tag, cas == "linear16_module_call");
   } else {
     bench::usage(argv[0], kCases);
   }

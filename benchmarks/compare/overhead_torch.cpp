@@ -7,8 +7,25 @@
 
 namespace {
 
-const std::vector<std::string> kCases = {"add_1elem_nograd", "add_1elem_inference_mode",
-                                         "add_1elem_requires_grad", "chain10_fwd_bwd"};
+const std::vector<std::string> kCases = {"add_1elem_nograd",        "add_1elem_inference_mode",
+                                         "add_1elem_requires_grad", "chain10_fwd_bwd",
+                                         "linear16_module_call",    "linear16_functional"};
+
+// Issue #4's module-call case: LibTorch's own module call is lin->forward(x) (its holder's
+// operator() runs no hooks); the functional case is F::linear on the same parameters.
+void linear16(const bench::Tag& tag, bool module_call) {
+  torch::nn::Linear lin(16, 16);
+  auto x = torch::randn({1, 16});
+  const auto t = module_call ? bench::measure([&] {
+    auto y = lin->forward(x);
+    bench::do_not_optimize(y);
+  })
+                             : bench::measure([&] {
+                                 auto y = torch::nn::functional::linear(x, lin->weight, lin->bias);
+                                 bench::do_not_optimize(y);
+                               });
+  bench::print_time(tag, t, 1e6, "us/call");
+}
 
 void chain10(const bench::Tag& tag) {
   auto x = torch::full({}, 0.5, torch::requires_grad());
@@ -73,6 +90,8 @@ int main(int argc, char** argv) {
                       1e6, "us/call");
   } else if (cas == "chain10_fwd_bwd") {
     chain10(tag);
+  } else if (cas == "linear16_module_call" || cas == "linear16_functional") {
+    linear16(tag, cas == "linear16_module_call");
   } else {
     bench::usage(argv[0], kCases);
   }

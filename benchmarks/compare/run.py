@@ -37,6 +37,7 @@ WORKLOADS = ["hwlimits", "overhead", "elementwise", "sgemm", "devx"]
 
 # Targets from the issue (ratios are Ember / LibTorch of the reported quantity).
 TARGET_OVERHEAD_RATIO = 0.5       # per-op time <= 0.5x LibTorch
+TARGET_MODULE_CALL_RATIO = 1.2  # issue #4: lin(x) vs F::linear, both Ember
 TARGET_TRIAD_FRACTION = 0.80      # elementwise/sum >= 80% of STREAM triad
 TARGET_MM_FRACTION = 0.95         # mm >= 95% of the best of openblas/oneDNN at each n
 TARGET_COMPILE_S = 4.0
@@ -431,7 +432,8 @@ def report_hwlimits(results, passes, threads, regcheck):
 def report_overhead(results, passes, threads):
     rows = []
     cases = ["add_1elem_nograd", "add_1elem_inference_mode", "add_1elem_requires_grad",
-             "chain10_fwd_bwd", "chain10_fwd_bwd_per_op"]
+             "chain10_fwd_bwd", "chain10_fwd_bwd_per_op", "linear16_module_call",
+             "linear16_functional"]
     for p in passes:
         for case in cases:
             for thr in threads:
@@ -445,6 +447,18 @@ def report_overhead(results, passes, threads):
                 check = results.info.get(("overhead", case, thr, "ember"), {}).get("check", "-")
                 rows.append([p, case, thr, fmt_cell(e), fmt_cell(t), unit, fmt_ratio(r),
                              f"<= {TARGET_OVERHEAD_RATIO}", check, verdict(ok, check)])
+    # Issue #4: Ember's module call against Ember's bare functional call (target <= 1.2x).
+    for p in passes:
+        for thr in threads:
+            m = results.get(("overhead", "linear16_module_call", thr, "ember"), p)
+            f = results.get(("overhead", "linear16_functional", thr, "ember"), p)
+            if m is None or f is None:
+                continue
+            r = ratio(m, f)
+            ok = None if r is None else r <= TARGET_MODULE_CALL_RATIO
+            rows.append([p, "module_call/functional (Ember)", thr, fmt_cell(m), fmt_cell(f),
+                         "us/call", fmt_ratio(r), f"<= {TARGET_MODULE_CALL_RATIO}", "-",
+                         verdict(ok, "-")])
     table("§1 Eager per-op overhead (time per call: lower is better)",
           "ratio = Ember / LibTorch time (lower is better; target <= 0.5). median [min-max]. "
           "check = Ember's result is float32 as the workload defines. "

@@ -60,6 +60,7 @@ from gen.nn_functional import gen_nn_functional
 from gen.nn_layer import gen_nn_layer
 from gen.nn_loss import gen_nn_loss
 from gen.nn_module import gen_nn_module
+from gen.optim import gen_optim
 from gen.reduction import gen_reduction
 from gen.shape import gen_shape
 from gen.unary import gen_unary
@@ -67,7 +68,7 @@ from gen.unary import gen_unary
 FAMILIES = {"unary": gen_unary, "binary": gen_binary, "reduction": gen_reduction,
             "linalg": gen_linalg, "shape": gen_shape, "autograd_e2e": gen_autograd_e2e,
             "nn_functional": gen_nn_functional, "nn_layer": gen_nn_layer,
-            "nn_loss": gen_nn_loss, "nn_module": gen_nn_module}
+            "nn_loss": gen_nn_loss, "nn_module": gen_nn_module, "optim": gen_optim}
 MAX_BYTES = 2 * 1024 * 1024
 
 

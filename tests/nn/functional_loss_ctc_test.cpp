@@ -121,6 +121,20 @@ TEST(CtcLoss, PaddedConcatenatedAndUnbatchedAgree) {
   EXPECT_TRUE(allclose(a, c, 0, 0));
 }
 
+TEST(CtcLoss, NonContiguousLogProbs) {
+  // A batch-first [N, T, C] tensor seen as [T, N, C] through a transpose.
+  Tensor ntc = log_probs({2, 6, 5}, 20).requires_grad_();
+  Tensor tg = longs({1, 2, 3, 3}).view({2, 2});
+  Tensor il = longs({6, 4}), tl = longs({2, 2});
+  Tensor a = F::ctc_loss(ntc.transpose(0, 1), tg, il, tl, none());
+  Tensor tnc = ntc.detach().transpose(0, 1).contiguous().requires_grad_();
+  Tensor b = F::ctc_loss(tnc, tg, il, tl, none());
+  EXPECT_TRUE(equal(a, b));
+  Tensor ga = autograd::grad({a.sum()}, {ntc})[0];
+  Tensor gb = autograd::grad({b.sum()}, {tnc})[0];
+  EXPECT_TRUE(equal(ga, gb.transpose(0, 1)));
+}
+
 TEST(CtcLoss, Reductions) {
   Tensor lp = log_probs({6, 3, 5}, 14);
   Tensor targets = longs({1, 2, 3, 4, 0, 0, 2, 2, 0}).view({3, 3});

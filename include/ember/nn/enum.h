@@ -12,14 +12,14 @@
 #include "ember/core/macros.h"
 
 // X(Name): one row per tag; the tag is enumtype::kName, the constant ember::kName.
-#define EMBER_ENUM_TAGS(X)                                                                         \
-  X(Linear)                                                                                        \
-  X(Conv1D) X(Conv2D) X(Conv3D) X(ConvTranspose1D) X(ConvTranspose2D) X(ConvTranspose3D)           \
-      X(Sigmoid) X(Tanh) X(ReLU) X(GELU) X(SiLU) X(Mish) X(LeakyReLU) X(FanIn) X(FanOut)           \
-          X(Constant) X(Reflect) X(Replicate) X(Circular) X(Nearest) X(Bilinear) X(Bicubic)        \
-              X(Trilinear) X(Area) X(NearestExact) X(Sum) X(Mean) X(Max) X(None) X(BatchMean)      \
-                  X(Zeros) X(Border) X(Reflection) X(RNN_TANH) X(RNN_RELU) X(LSTM) X(GRU) X(Valid) \
-                      X(Same)
+// clang-format off
+#define EMBER_ENUM_TAGS(X)                                                                    \
+  X(Linear) X(Conv1D) X(Conv2D) X(Conv3D) X(ConvTranspose1D) X(ConvTranspose2D)               \
+  X(ConvTranspose3D) X(Sigmoid) X(Tanh) X(ReLU) X(GELU) X(SiLU) X(Mish) X(LeakyReLU) X(FanIn) \
+  X(FanOut) X(Constant) X(Reflect) X(Replicate) X(Circular) X(Nearest) X(Bilinear) X(Bicubic) \
+  X(Trilinear) X(Area) X(NearestExact) X(Sum) X(Mean) X(Max) X(None) X(BatchMean) X(Zeros)    \
+  X(Border) X(Reflection) X(RNN_TANH) X(RNN_RELU) X(LSTM) X(GRU) X(Valid) X(Same) X(SELU)
+// clang-format on
 
 namespace ember {
 namespace enumtype {

@@ -47,7 +47,8 @@ Tensor elu_family(const char* op, const char* node, const Tensor& x, double alph
     Tensor xf = detail::upcast(in);
     Tensor neg = xf.clamp_max(0);  // exp of the positive side is never used: keep it finite
     if (input_scale != 1) neg.mul_(input_scale);
-    neg.expm1_().mul_(neg_coef);
+    neg.expm1_();
+    if (neg_coef != 1) neg.mul_(neg_coef);
     Tensor y = where(xf > 0, scale == 1 ? xf : xf * scale, neg);
     return detail::downcast(y, in.dtype());
   };
@@ -93,8 +94,9 @@ Tensor hardtanh(const Tensor& input, const HardtanhFuncOptions& options) {
     return inplace ? in.clamp_(scalar_for(in, lo), scalar_for(in, hi))
                    : in.clamp(scalar_for(in, lo), scalar_for(in, hi));
   };
-  // Not clamp's gradient: PyTorch's hardtanh has 0 at the bounds. The result is at (or beyond,
-  // for NaN bounds) a bound exactly where the input was, so it serves out of place and in place.
+  // Not clamp's gradient: PyTorch's hardtanh has 0 at the bounds. The result sits on a bound
+  // exactly where the input was on or past it, so the result serves out of place and in place;
+  // NaN keeps its gradient, as in PyTorch.
   auto bwd = [=](const Tensor& grad, const Tensor& r) {
     return where((r <= lo) | (r >= hi), 0, grad);
   };
@@ -153,12 +155,12 @@ Tensor rrelu(const Tensor& input, const RReLUFuncOptions& options) {
                     "rrelu: the lower bound must not exceed the upper bound, got lower={} "
                     "upper={}",
                     lower, upper);
+  detail::check_floating(input, "rrelu");
   if (!options.training()) {
     return leaky_relu(
         input,
         LeakyReLUFuncOptions().negative_slope((lower + upper) / 2).inplace(options.inplace()));
   }
-  detail::check_floating(input, "rrelu");
   // The per-element slope: uniform in [lower, upper] where input <= 0, 1 elsewhere. The same
   // tensor is the gradient's factor, as PyTorch's noise buffer.
   Tensor noise = empty_like(input);
@@ -228,7 +230,8 @@ Tensor softshrink(const Tensor& input, const SoftshrinkFuncOptions& options) {
   const double l = options.lambda();
   EMBER_CHECK_VALUE(l >= 0, "softshrink: lambda must be >= 0, got lambda={}", l);
   // x - clamp(x, -l, l) is x - l above l, x + l below -l and 0 between; clamp's gradient is 1
-  // on the closed band, so the gradient is 0 at ±l, as PyTorch's.
+  // on the closed band, so the gradient is 0 at ±l, as PyTorch's. NaN stays NaN (torch 1.13 gave
+  // 0; PyTorch propagates it since pytorch/pytorch#138385).
   return input - input.clamp(-l, l);
 }
 
@@ -240,7 +243,8 @@ Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& options) {
 
 Tensor threshold(const Tensor& input, const ThresholdFuncOptions& options) {
   EMBER_CHECK(input.defined(), "threshold: the input tensor is undefined");
-  const double th = options.threshold();
+  // Integer inputs compare with the threshold converted to their dtype, as PyTorch's kernel does.
+  const Scalar th = scalar_for(input, options.threshold());
   const Scalar value = scalar_for(input, options.value());
   // `x <= threshold` (not `!(x > threshold)`): NaN stays NaN and keeps its gradient, as PyTorch.
   if (options.inplace()) return input.masked_fill_(input <= th, value);

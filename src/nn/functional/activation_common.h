@@ -3,8 +3,10 @@
 // backward node instead of a chain of recorded ops.
 #pragma once
 
+#include <initializer_list>
 #include <utility>
 
+#include "ember/autograd/grad_mode.h"
 #include "ember/core/tensor.h"
 #include "src/autograd/record.h"
 
@@ -57,16 +59,24 @@ Tensor unary_with_grad(const char* op, const char* node, const Tensor& x, bool i
     edges = edges_of(x);
     if (aux.defined())
       saved = save(aux);
-    else if (from == GradFrom::kInput)
-      saved = save(x.clone());  // the formula needs the values about to be overwritten
+    else if (from == GradFrom::kInput) {
+      // The formula needs the values about to be overwritten. The copy is recorded, so that
+      // create_graph differentiates through it back to x's old history.
+      AutoGradMode on(true);
+      saved = save(x.clone());
+    }
   }
   Tensor y = fwd(x);
   if (!y.is_same(x)) x.copy_(y);
   if (rec) {
     if (!aux.defined() && from == GradFrom::kResult) saved = save_output(x);
-    record_inplace(node, x, std::move(edges), [saved = std::move(saved), bwd](const Tensor& grad) {
-      return bwd(grad, saved.unpack());
-    });
+    auto fn = make_node(
+        node, std::move(edges),
+        [saved = std::move(saved), bwd](const Tensor& grad) { return bwd(grad, saved.unpack()); });
+    // save_output noted x's old grad_fn; the saved result is this node's output (create_graph
+    // differentiates through it), so bind it before x's history changes.
+    fn->saved().bind_outputs(std::initializer_list<Tensor>{x}, fn);
+    rebase_history(x, fn);
   }
   return x;
 }

@@ -128,6 +128,11 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
   Tensor is_target =
       zeros({n, classes}, x.options()).scatter_add(1, safe, valid.to(x.scalar_type()));
   Tensor others = (is_target > 0).logical_not();
+  // The lists are prefixes, so only their first `longest` columns matter: the pair tensor below
+  // is [N, longest, C], not [N, C, C].
+  const int64_t longest = n == 0 ? 0 : valid.sum({1}).max().item<int64_t>();
+  valid = valid.narrow(1, 0, longest);
+  safe = safe.narrow(1, 0, longest);
   // z[n, j, i] = 1 - (x[n, y_j] - x[n, i]) for listed targets y_j and non-target classes i.
   Tensor z = relu(1 - x.gather(1, safe).unsqueeze(2) + x.unsqueeze(1));
   Tensor pair = valid.unsqueeze(2).logical_and(others.unsqueeze(1));

@@ -15,6 +15,7 @@ Per op (case names "<op>/<variant>"):
                        float32 rounded, see common.py)
     transposed_float32 forward on a0.mT (flag transposed)
     empty_float32      a [0, 4] input
+    specials_float32   forward on NaN, ±inf, -0 and tiny/huge values
     int64              ops that take integer inputs (relu, relu6, hardtanh, threshold keep int64;
                        sigmoid, tanh, softsign give float32)
 
@@ -93,6 +94,12 @@ def gen_unary_op(fam, op):
     fam.case(f"{n}/transposed_float32", op.py("a0.mT", opts), [r.uniform([5, 3], lo, hi)],
              sargs=sargs, flags=["transposed"])
     grad_case(fam, f"{n}/empty_float32", call, [torch.zeros(0, 4)], (0,), sargs=sargs)
+    specials = [math.nan, math.inf, -math.inf, -0.0, 1e-30, -1e-30, 1e30, -1e30]
+    if n == "softshrink":
+        # torch 1.13 maps NaN to 0 here; Ember propagates it, as PyTorch does since its fix of
+        # pytorch/pytorch#138385 (2024).
+        specials = specials[1:]
+    fam.case(f"{n}/specials_float32", call, [torch.tensor(specials)], sargs=sargs)
     if op.ints:
         fam.case(f"{n}/int64", call, [r.ints([2, 6], -8, 8)], sargs=sargs)
 
@@ -145,6 +152,9 @@ def gen_threshold_int(fam):
     # Integer thresholds: PyTorch converts threshold and value to the tensor's dtype.
     r = Rng("threshold/int64")
     fam.case("threshold/int64", "F.threshold(a0, s0, s1)", [r.ints([2, 6], -8, 8)], sargs=(1, 5))
+    # -1.5 becomes -1 (truncated), so -1 itself is replaced.
+    fam.case("threshold/int64_fractional", "F.threshold(a0, s0, s1)", [r.ints([2, 6], -3, 3)],
+             sargs=(-1.5, 7.0))
 
 
 def gen_prelu(fam):

@@ -74,8 +74,9 @@ def gen_regression(fam):
               low_reds=("mean", "none"))
         sweep(fam, op, "bcast", call, lambda r: [normal(r, 3, 4), normal(r, 4)], (0, 1),
               reds=("mean", "none"), dtypes=(F32,))
+        r = Rng(f"{op}/transposed_none_float32")
         fam.case(f"{op}/transposed_none_float32", f"F.{op}(a0.mT, a1, reduction=q0)",
-                 [normal(Rng(op + "t"), 4, 3).float(), normal(Rng(op + "u"), 3, 4).float()],
+                 [normal(r, 4, 3).float(), normal(r, 3, 4).float()],
                  strs=("none",), flags=("transposed",))
         for red in REDS:
             fam.case(f"{op}/empty_{red}_float32", call, [torch.zeros(0, 4), torch.zeros(0, 4)],
@@ -97,8 +98,9 @@ def gen_regression(fam):
           lambda r: [torch.log_softmax(normal(r, 3, 4), -1), softmax(r, 3, 4)], (0, 1),
           reds=REDS + ("batchmean",), low_reds=("mean", "batchmean"))
     sweep(fam, "kl_div", "log_target", kl.format(True),
-          lambda r: [torch.log_softmax(normal(r, 3, 4), -1), torch.log_softmax(normal(r, 3, 4), -1)],
-          (0, 1), reds=REDS + ("batchmean",), flags=("log_target",))
+          lambda r: [torch.log_softmax(normal(r, 3, 4), -1),
+                     torch.log_softmax(normal(r, 3, 4), -1)], (0, 1),
+          reds=REDS + ("batchmean",), flags=("log_target",))
     sweep(fam, "kl_div", "zero_target", kl.format(False),
           lambda r: [torch.log_softmax(normal(r, 2, 4), -1),
                      torch.tensor([[0.0, 0.5, 0.5, 0.0], [1.0, 0.0, 0.0, 0.0]], dtype=F64)],
@@ -183,8 +185,8 @@ def gen_classification(fam):
     sweep(fam, "nll_loss", "unbatched", nllw,
           lambda r: [logp(r, 5), torch.tensor(3), w(r, 5)], iargs=(-100,), flags=("weight",),
           low=())
-    fam.case("nll_loss/all_ignored_mean_float32", nlln,
-             [logp(Rng("nll_all"), 3, 4).float(), torch.full([3], -100)], iargs=(-100,),
+    name = "nll_loss/all_ignored_mean_float32"
+    fam.case(name, nlln, [logp(Rng(name), 3, 4).float(), torch.full([3], -100)], iargs=(-100,),
              strs=("mean",))
     for red in REDS:
         fam.case(f"nll_loss/empty_{red}_float32", nlln,
@@ -234,14 +236,13 @@ def gen_classification(fam):
     sweep(fam, "cross_entropy_probs", "unbatched", cew,
           lambda r: [logits(r, 5), softmax(r, 5), w(r, 5)], (0, 1), sargs=(0.0,),
           iargs=(-100,), reds=("mean", "none"), flags=("weight",), low=())
-    fam.case("cross_entropy/all_ignored_mean_float32", cen,
-             [logits(Rng("ce_all"), 3, 4).float(), torch.full([3], -100)], sargs=(0.0,),
+    name = "cross_entropy/all_ignored_mean_float32"
+    fam.case(name, cen, [logits(Rng(name), 3, 4).float(), torch.full([3], -100)], sargs=(0.0,),
              iargs=(-100,), strs=("mean",))
-    fam.case("cross_entropy/transposed_none_float32",
-             "F.cross_entropy(a0.mT, a1, weight=None, ignore_index=i0, reduction=q0, "
-             "label_smoothing=s0)",
-             [logits(Rng("ce_t"), 5, 4).float(), torch.tensor([0, 3, 1, 4])], sargs=(0.0,),
-             iargs=(-100,), strs=("none",), flags=("transposed",))
+    name = "cross_entropy/transposed_none_float32"
+    fam.case(name, "F.cross_entropy(a0.mT, a1, weight=None, ignore_index=i0, reduction=q0, "
+             "label_smoothing=s0)", [logits(Rng(name), 5, 4).float(), torch.tensor([0, 3, 1, 4])],
+             sargs=(0.0,), iargs=(-100,), strs=("none",), flags=("transposed",))
     for red in REDS:
         fam.case(f"cross_entropy/empty_{red}_float32", cen,
                  [torch.zeros(0, 4), torch.zeros(0, dtype=torch.int64)], sargs=(0.0,),

@@ -18,7 +18,7 @@
 // Constructors from each reduction tag, as LibTorch's TORCH_OPTIONS_CTOR_VARIANT_ARG3/4, so a
 // tag converts implicitly to the options of a loss that has no other required argument.
 #define EMBER_LOSS_REDUCTION_CTOR(Options, Tag) \
-  Options(enumtype::Tag reduction) : reduction_(ember::Tag) {}  // NOLINT: implicit, as LibTorch
+  Options(enumtype::Tag) : reduction_(ember::Tag) {}  // NOLINT: implicit, as LibTorch
 #define EMBER_LOSS_REDUCTION_CTORS(Options) \
   Options() {}                              \
   EMBER_LOSS_REDUCTION_CTOR(Options, kNone) \

@@ -1,0 +1,5 @@
+// Everything of ember::optim: the Optimizer base and the optimizers.
+#pragma once
+
+#include "ember/optim/optimizer.h"
+#include "ember/optim/sgd.h"

@@ -1,0 +1,95 @@
+#include "ember/optim/sgd.h"
+
+#include <string>
+
+#include "ember/autograd/grad_mode.h"
+#include "src/core/check.h"
+
+namespace ember::optim {
+
+SGDOptions::SGDOptions(double lr) : lr_(lr) {}
+
+bool operator==(const SGDOptions& lhs, const SGDOptions& rhs) {
+  return lhs.lr() == rhs.lr() && lhs.momentum() == rhs.momentum() &&
+         lhs.dampening() == rhs.dampening() && lhs.weight_decay() == rhs.weight_decay() &&
+         lhs.nesterov() == rhs.nesterov() && lhs.maximize() == rhs.maximize();
+}
+
+bool operator==(const SGDParamState& lhs, const SGDParamState& rhs) {
+  const Tensor& a = lhs.momentum_buffer();
+  const Tensor& b = rhs.momentum_buffer();
+  if (!a.defined() || !b.defined()) return a.defined() == b.defined();
+  return a.sizes() == b.sizes() && a.equal(b);
+}
+
+namespace {
+// `where` names the options in the message: "defaults" or "param group 1".
+void check_options(const SGDOptions& o, const std::string& where) {
+  EMBER_CHECK_VALUE(o.lr() >= 0, "SGD: Invalid learning rate: {} ({}). Hint: lr must be >= 0",
+                    o.lr(), where);
+  EMBER_CHECK_VALUE(o.momentum() >= 0,
+                    "SGD: Invalid momentum value: {} ({}). Hint: momentum must be >= 0",
+                    o.momentum(), where);
+  EMBER_CHECK_VALUE(o.weight_decay() >= 0,
+                    "SGD: Invalid weight_decay value: {} ({}). Hint: weight_decay must be >= 0",
+                    o.weight_decay(), where);
+  EMBER_CHECK_VALUE(!o.nesterov() || (o.momentum() > 0 && o.dampening() == 0),
+                    "SGD: Nesterov momentum requires a momentum and zero dampening: momentum = "
+                    "{}, dampening = {} ({}). Hint: set momentum > 0 and dampening(0), or "
+                    "nesterov(false)",
+                    o.momentum(), o.dampening(), where);
+}
+}  // namespace
+
+SGD::SGD(std::vector<OptimizerParamGroup> param_groups, SGDOptions defaults)
+    : Optimizer(std::move(param_groups), std::make_unique<SGDOptions>(defaults)) {
+  check_options(defaults, "defaults");
+}
+
+SGD::SGD(std::vector<Tensor> params, SGDOptions defaults)
+    : SGD(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))},
+          std::move(defaults)) {}
+
+Tensor SGD::step(LossClosure closure) {
+  NoGradGuard no_grad;
+  Tensor loss;
+  if (closure) {
+    AutoGradMode enable_grad(true);  // the closure runs forward and backward
+    loss = closure();
+  }
+  for (size_t gi = 0; gi < param_groups_.size(); ++gi) {
+    auto& group = param_groups_[gi];
+    const auto* options = dynamic_cast<const SGDOptions*>(&group.options());
+    EMBER_CHECK(options != nullptr,
+                "SGD::step: param group {} does not hold SGDOptions. Hint: give SGD's param "
+                "groups SGDOptions (or none, to use the defaults)",
+                gi);
+    const SGDOptions& o = *options;
+    check_options(o, "param group " + std::to_string(gi));
+    for (const Tensor& p : group.params()) {
+      const Tensor& grad = p.grad();
+      if (!grad.defined()) continue;
+      Tensor d_p = o.maximize() ? grad.neg() : grad;
+      if (o.weight_decay() != 0) d_p = d_p.add(p, o.weight_decay());
+      if (o.momentum() != 0) {
+        Tensor buf;
+        auto it = state_.find(p.unsafeGetTensorImpl());
+        if (it == state_.end()) {
+          // The first buffer is the gradient itself, undamped (PyTorch's rule).
+          buf = d_p.clone().detach();
+          auto state = std::make_unique<SGDParamState>();
+          state->momentum_buffer(buf);
+          state_[p.unsafeGetTensorImpl()] = std::move(state);
+        } else {
+          buf = static_cast<SGDParamState&>(*it->second).momentum_buffer();
+          buf.mul_(o.momentum()).add_(d_p, 1 - o.dampening());
+        }
+        d_p = o.nesterov() ? d_p.add(buf, o.momentum()) : buf;
+      }
+      p.add_(d_p, -o.lr());
+    }
+  }
+  return loss;
+}
+
+}  // namespace ember::optim

@@ -1,0 +1,91 @@
+"""optim.golden: torch.optim trajectories for tests/optim/sgd_test.cpp.
+
+One record per optimizer configuration, all for the same shape of problem: NPARAM parameters, each
+given a fixed gradient per step (the gradients do not depend on the parameters, so the trajectory
+is a pure function of the update rule), and the parameters recorded after every step.
+
+    case sgd/<variant>
+    call sgd(...)                  the configuration, for messages
+    iarg <nparam>                  i0: number of parameters P
+    iarg <nsteps>                  i1: number of steps S
+    ilist <group of each param>    l0: which param group each parameter belongs to (0-based)
+    sarg x 6 per group             lr, momentum, dampening, weight_decay, nesterov, maximize
+    arg  x P                       the initial parameters
+    arg  x P*S                     the gradients: step k, parameter i is arg P + k*P + i
+    out  x P*S                     the parameters after step k: out k*P + i
+    end
+
+The optimizer is built as torch.optim.SGD([{'params': [...], <group 0 options>}, ...]); in Ember,
+SGD(param groups with their SGDOptions, group 0's options as defaults). torch 1.13's default path
+is the single-tensor loop (foreach=False), one in-place op after another, as Ember's step.
+"""
+
+import torch
+
+from .common import Family, Rng
+
+SHAPES = [[3, 4], [5], [2, 2, 3]]
+NSTEPS = 4
+OPTION_NAMES = ["lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize"]
+
+
+def _group_options(opts):
+    full = {"lr": 0.1, "momentum": 0.0, "dampening": 0.0, "weight_decay": 0.0,
+            "nesterov": False, "maximize": False}
+    full.update(opts)
+    return full
+
+
+def sgd_trajectory(params, grads, groups, group_opts):
+    """The parameters after each of the len(grads) // len(params) steps, flattened."""
+    ps = [p.clone().requires_grad_() for p in params]
+    param_groups = []
+    for g, opts in enumerate(group_opts):
+        param_groups.append(dict(params=[p for p, gi in zip(ps, groups) if gi == g], **opts))
+    opt = torch.optim.SGD(param_groups, lr=group_opts[0]["lr"])
+    n = len(ps)
+    outs = []
+    for k in range(len(grads) // n):
+        for i, p in enumerate(ps):
+            p.grad = grads[k * n + i].clone()
+        opt.step()
+        outs += [p.detach().clone() for p in ps]
+    return outs
+
+
+def _sgd_case(fam, variant, groups, group_opts, dtype=torch.float32):
+    name = f"sgd/{variant}"
+    r = Rng(name)
+    params = [r.uniform(s, -1, 1, dtype) for s in SHAPES]
+    grads = [r.normal(s, dtype) for _ in range(NSTEPS) for s in SHAPES]
+    group_opts = [_group_options(o) for o in group_opts]
+    sargs = []
+    for o in group_opts:
+        sargs += [float(o[k]) if k not in ("nesterov", "maximize") else bool(o[k])
+                  for k in OPTION_NAMES]
+    desc = "; ".join(", ".join(f"{k}={o[k]}" for k in OPTION_NAMES) for o in group_opts)
+    outs = sgd_trajectory(params, grads, groups, group_opts)
+    fam.case(name, f"sgd({desc})", params + grads, ref="outs", env={"outs": outs},
+             sargs=sargs, iargs=[len(SHAPES), NSTEPS], ilists=[groups])
+
+
+def gen_optim():
+    fam = Family("optim", [
+        "torch.optim.SGD trajectories: initial parameters, a fixed gradient per parameter and "
+        "step, and the parameters after every step (layout: tests/golden/gen/optim.py)."])
+    one = [0, 0, 0]
+    _sgd_case(fam, "plain", one, [{"lr": 0.1}])
+    _sgd_case(fam, "momentum", one, [{"lr": 0.1, "momentum": 0.9}])
+    _sgd_case(fam, "momentum_dampening", one, [{"lr": 0.05, "momentum": 0.8, "dampening": 0.3}])
+    _sgd_case(fam, "nesterov", one, [{"lr": 0.1, "momentum": 0.9, "nesterov": True}])
+    _sgd_case(fam, "weight_decay", one, [{"lr": 0.1, "weight_decay": 0.05}])
+    _sgd_case(fam, "weight_decay_momentum", one,
+              [{"lr": 0.02, "momentum": 0.7, "dampening": 0.1, "weight_decay": 0.3}])
+    _sgd_case(fam, "maximize_nesterov", one,
+              [{"lr": 0.1, "momentum": 0.5, "nesterov": True, "weight_decay": 0.01,
+                "maximize": True}])
+    _sgd_case(fam, "two_groups", [0, 1, 0],
+              [{"lr": 0.1, "momentum": 0.9}, {"lr": 0.01, "momentum": 0.5, "weight_decay": 0.1}])
+    _sgd_case(fam, "momentum_float64", one, [{"lr": 0.1, "momentum": 0.9, "dampening": 0.2}],
+              dtype=torch.float64)
+    return fam
