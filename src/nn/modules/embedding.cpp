@@ -6,6 +6,7 @@
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/nn/functional/embedding.h"
+#include "ember/nn/init.h"
 #include "ember/ops/factory.h"
 #include "src/nn/modules/module_errors.h"
 
@@ -42,9 +43,10 @@ Tensor make_table(int64_t rows, int64_t cols, const Tensor& given, const char* m
   return given;
 }
 
+// Python's order: the whole table N(0, 1), then the padding row to zeros.
 void init_table(const Tensor& weight, std::optional<int64_t> padding_idx) {
+  init::normal_(weight);
   NoGradGuard no_grad;
-  weight.normal_(0.0, 1.0);
   if (padding_idx) weight[*padding_idx].fill_(0.0);
 }
 

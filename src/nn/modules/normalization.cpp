@@ -4,8 +4,8 @@
 
 #include <ostream>
 
-#include "ember/autograd/grad_mode.h"
 #include "ember/nn/functional/normalization.h"
+#include "ember/nn/init.h"
 #include "ember/ops/factory.h"
 #include "src/nn/modules/module_errors.h"
 
@@ -65,9 +65,8 @@ void LayerNormImpl::reset() {
 
 void LayerNormImpl::reset_parameters() {
   if (!options.elementwise_affine()) return;
-  NoGradGuard no_grad;
-  weight.fill_(1.0);
-  bias.zero_();
+  init::ones_(weight);
+  init::zeros_(bias);
 }
 
 Tensor LayerNormImpl::forward(const Tensor& input) {
@@ -101,8 +100,7 @@ void RMSNormImpl::reset() {
 
 void RMSNormImpl::reset_parameters() {
   if (!options.elementwise_affine()) return;
-  NoGradGuard no_grad;
-  weight.fill_(1.0);
+  init::ones_(weight);
 }
 
 Tensor RMSNormImpl::forward(const Tensor& input) {
