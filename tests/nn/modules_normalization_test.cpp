@@ -170,6 +170,17 @@ TEST(DistanceModules, ForwardEqualsFunctional) {
   EXPECT_EQ(dist1(a, b).sizes(), IntArrayRef({5, 1}));
 }
 
+TEST(DistanceModules, WorkAfterToDouble) {
+  nn::Sequential seq({{"cos", nn::AnyModule(nn::CosineSimilarity())}});
+  seq->to(kDouble);
+  Tensor a = randn({3, 4}, kDouble), b = randn({3, 4}, kDouble);
+  nn::PairwiseDistance dist;
+  dist->to(kDouble);
+  EXPECT_EQ(seq->forward(a, b).dtype(), kDouble);
+  EXPECT_EQ(dist(a, b).dtype(), kDouble);
+  EXPECT_TRUE(seq->state_dict().is_empty());
+}
+
 TEST(DistanceModules, PrettyPrintCloneErrors) {
   EXPECT_EQ(printed(*nn::CosineSimilarity()), "ember::nn::CosineSimilarity(dim=1, eps=1e-08)");
   EXPECT_EQ(printed(*nn::PairwiseDistance()),
