@@ -237,7 +237,11 @@ void rebase_history(const Tensor& self, std::shared_ptr<Node> node);
 /// When self is a view, its base's history is rewritten (CopySlices), as in LibTorch.
 template <class F>
 void record_inplace(const char* name, const Tensor& self, Edges edges, F&& formula) {
-  rebase_history(self, make_node(name, std::move(edges), std::forward<F>(formula)));
+  auto node = make_node(name, std::move(edges), std::forward<F>(formula));
+  // A result saved by the formula was saved while `self` still had its old history: it is this
+  // node's output, so create_graph must differentiate it through this node.
+  node->saved().bind_outputs(std::initializer_list<Tensor>{self}, node);
+  rebase_history(self, std::move(node));
 }
 
 }  // namespace ember::autograd

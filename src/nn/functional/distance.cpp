@@ -68,12 +68,10 @@ Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double ep
   layer::check_defined(x2, op, "x2");
   broadcast_or_throw(x1, x2, op);
   const int64_t last = std::max(x1.dim(), x2.dim()) - 1;
-  EMBER_CHECK_INDEX(last >= 0,
-                    "{}: expected inputs of at least 1 dim [*, D], but got x1 {} and x2 {}", op,
-                    describe(x1), describe(x2));
   // eps is added to the difference, not the norm: it keeps the gradient of a zero distance
-  // finite (PyTorch's definition).
-  return (x1 - x2 + eps).norm(p, {last}, keepdim);
+  // finite (PyTorch's definition). Two 0-dim inputs are one-element vectors, as in PyTorch.
+  const Tensor diff = x1 - x2 + eps;
+  return last < 0 ? diff.norm(p) : diff.norm(p, {last}, keepdim);
 }
 
 }  // namespace detail

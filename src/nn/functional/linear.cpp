@@ -24,7 +24,8 @@ void check_linear(const Tensor& input, const Tensor& weight, const Tensor& bias)
               "linear: input must have at least 1 dim [*, in_features], but got {}. Hint: "
               "unsqueeze a scalar input",
               describe(input));
-  EMBER_CHECK(input.size(-1) == weight.size(1),
+  // sizes() is inline; size(-1) would wrap and range-check the dim once more.
+  EMBER_CHECK(input.sizes().back() == weight.sizes()[1],
               "linear: input {} has {} features but weight {} expects {}: expected input of shape "
               "[*, {}]. Hint: the last dim of the input must equal in_features",
               describe(input), input.size(-1), describe(weight), weight.size(1), weight.size(1));

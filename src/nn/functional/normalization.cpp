@@ -1,13 +1,19 @@
-// F::layer_norm and F::rms_norm, composed from reductions and elementwise ops, so autograd
-// (including double backward) needs no formula of their own. float16/bfloat16 inputs are
-// normalised in float32 and rounded once at the end, as PyTorch's kernels accumulate them.
+// F::layer_norm and F::rms_norm. On the CPU they run the fused kernels of
+// kernels/cpu/norm_kernels.h (forward ~6x, forward+backward ~20x faster than the composition,
+// see there) with a recorded backward; elsewhere, and for mixed dtypes, they are composed from
+// reductions and elementwise ops. float16/bfloat16 inputs are normalised in float32 and rounded
+// once at the end, as PyTorch's kernels accumulate them.
 #include "ember/nn/functional/normalization.h"
 
 #include <limits>
 #include <tuple>
 
+#include "ember/autograd/grad_mode.h"
 #include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
 #include "ember/ops/reduction.h"
+#include "kernels/cpu/norm_kernels.h"
+#include "src/autograd/record.h"
 #include "src/nn/functional/layer_checks.h"
 
 namespace ember::nn::functional {
@@ -44,6 +50,95 @@ DimVector normalized_dims(const Tensor& input, IntArrayRef normalized_shape, con
 
 bool is_low_precision(ScalarType t) { return t == kHalf || t == kBFloat16; }
 
+// The fused kernels take one dtype for input, weight and bias, on the CPU.
+bool fusable(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  auto same = [&](const Tensor& t) {
+    return !t.defined() || (t.dtype() == input.dtype() && t.is_cpu());
+  };
+  return input.is_cpu() && same(weight) && same(bias);
+}
+
+// The backward of a row normalisation written with differentiable ops, for create_graph (double
+// backward): statistics are recomputed from x so their own dependence on x is recorded too.
+autograd::Grads composite_backward(const Tensor& grad, const Tensor& x, const Tensor& w,
+                                   const Tensor& b, const kernels::RowNormShape& s, double eps,
+                                   autograd::NeedsGrad needs) {
+  const bool low = is_low_precision(x.dtype());
+  auto rows = [&](const Tensor& t) {
+    Tensor r = t.reshape({s.rows, s.d});
+    return low ? r.to(kFloat) : r;
+  };
+  const Tensor X = rows(x), G = rows(grad);
+  const Tensor W = w.defined() ? (low ? w.reshape({s.d}).to(kFloat) : w.reshape({s.d})) : Tensor();
+  Tensor rs, xhat;
+  if (s.rms) {
+    rs = rsqrt(X.square().mean({1}, true) + eps);
+    xhat = X * rs;
+  } else {
+    auto [var, mu] = var_mean(X, IntArrayRef({1}), 0.0, true);
+    rs = rsqrt(var + eps);
+    xhat = (X - mu) * rs;
+  }
+  autograd::Grads out(3);
+  if (needs[0]) {
+    const Tensor gw = W.defined() ? G * W : G;
+    Tensor inner = gw - xhat * (gw * xhat).mean({1}, true);
+    if (!s.rms) inner = inner - gw.mean({1}, true);
+    out[0] = (rs * inner).to(x.dtype()).view(x.sizes());
+  }
+  if (needs[1] && w.defined()) out[1] = (G * xhat).sum({0}).to(w.dtype()).view(w.sizes());
+  if (needs[2] && b.defined()) out[2] = G.sum({0}).to(b.dtype()).view(b.sizes());
+  return out;
+}
+
+// layer_norm / rms_norm through the fused CPU kernels, recording their fused backward.
+Tensor fused_row_norm(const char* node, const Tensor& input, const Tensor& weight,
+                      const Tensor& bias, int64_t d, double eps, bool rms) {
+  autograd::OpRecording rec(input, weight, bias);
+  const Tensor x = input.contiguous();
+  const Tensor w = weight.defined() ? weight.contiguous() : Tensor();
+  const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
+  const kernels::RowNormShape s{d == 0 ? 0 : x.numel() / d, d, rms};
+  const TensorOptions stat = TensorOptions().dtype(kernels::row_norm_stat_dtype(x.dtype()));
+  Tensor y = empty(x.sizes(), x.options());
+  Tensor rstd = empty({s.rows}, stat);
+  Tensor mean = rms ? Tensor() : empty({s.rows}, stat);
+  if (y.numel() > 0)
+    kernels::cpu_row_norm_forward(x.dtype(), s, x.data_ptr(), w.defined() ? w.data_ptr() : nullptr,
+                                  b.defined() ? b.data_ptr() : nullptr, eps, y.data_ptr(),
+                                  rms ? nullptr : mean.data_ptr(), rstd.data_ptr());
+  if (rec)
+    autograd::record(
+        node, y, autograd::edges_of(input, weight, bias),
+        [x = autograd::save(x), w = autograd::save(w), b = autograd::save(b), mean, rstd, s, eps](
+            const Tensor& grad, autograd::NeedsGrad needs) -> autograd::Grads {
+          const Tensor xs = x.unpack(), ws = w.unpack(), bs = b.unpack();
+          if (GradMode::is_enabled()) return composite_backward(grad, xs, ws, bs, s, eps, needs);
+          const Tensor g = grad.contiguous();
+          autograd::Grads out(3);
+          if (needs[0]) out[0] = empty(xs.sizes(), xs.options());
+          if (needs[1] && ws.defined()) out[1] = empty(ws.sizes(), ws.options());
+          if (needs[2] && bs.defined()) out[2] = empty(bs.sizes(), bs.options());
+          if (s.rows == 0 || s.d == 0) {
+            for (size_t i = 0; i < 3; ++i)
+              if (out[i].defined()) out[i].zero_();
+            return out;
+          }
+          auto ptr = [](const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; };
+          kernels::cpu_row_norm_backward(xs.dtype(), s, g.data_ptr(), xs.data_ptr(), ptr(ws),
+                                         ptr(mean), rstd.data_ptr(), ptr(out[0]), ptr(out[1]),
+                                         ptr(out[2]));
+          return out;
+        });
+  return y;
+}
+
+int64_t numel_of(IntArrayRef shape) {
+  int64_t n = 1;
+  for (int64_t v : shape) n *= v;
+  return n;
+}
+
 }  // namespace
 
 namespace detail {
@@ -51,6 +146,9 @@ namespace detail {
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight,
                   const Tensor& bias, double eps) {
   const DimVector dims = normalized_dims(input, normalized_shape, weight, bias, "layer_norm");
+  if (fusable(input, weight, bias))
+    return fused_row_norm("NativeLayerNormBackward0", input, weight, bias,
+                          numel_of(normalized_shape), eps, /*rms=*/false);
   const Tensor x = is_low_precision(input.dtype()) ? input.to(kFloat) : input;
   auto [var, mean] = var_mean(x, IntArrayRef(dims), /*correction=*/0.0, /*keepdim=*/true);
   Tensor y = (x - mean) * rsqrt(var + eps);
@@ -62,11 +160,14 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
 Tensor rms_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight,
                 std::optional<double> eps) {
   const DimVector dims = normalized_dims(input, normalized_shape, weight, Tensor(), "rms_norm");
-  const Tensor x = is_low_precision(input.dtype()) ? input.to(kFloat) : input;
   // The default is the epsilon of the dtype the statistics are computed in (PyTorch's).
   const double e = eps ? *eps
-                       : (x.dtype() == kDouble ? std::numeric_limits<double>::epsilon()
-                                               : std::numeric_limits<float>::epsilon());
+                       : (input.dtype() == kDouble ? std::numeric_limits<double>::epsilon()
+                                                   : std::numeric_limits<float>::epsilon());
+  if (fusable(input, weight, Tensor()))
+    return fused_row_norm("RmsNormBackward0", input, weight, Tensor(), numel_of(normalized_shape),
+                          e, /*rms=*/true);
+  const Tensor x = is_low_precision(input.dtype()) ? input.to(kFloat) : input;
   Tensor y = x * rsqrt(x.square().mean(IntArrayRef(dims), /*keepdim=*/true) + e);
   if (weight.defined()) y = y * weight;
   return y.dtype() == input.dtype() ? y : y.to(input.dtype());

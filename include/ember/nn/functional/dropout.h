@@ -4,6 +4,9 @@
 // In training, each element (each channel for the feature forms) is zeroed with probability p
 // and the survivors are scaled by 1/(1-p); with training=false or p=0 the input itself is
 // returned. Random draws come from ember's default generator (ember::manual_seed).
+// Ranks: dropout1d/2d/3d accept exactly the batched and unbatched shapes below and throw for any
+// other rank (Python warns and carries on; LibTorch unsqueezes silently). A 3-D input to
+// dropout2d is an unbatched [C, H, W], as in LibTorch (Python 1.13 reads it as [N, C, L]).
 #pragma once
 
 #include "ember/core/tensor.h"

@@ -1,0 +1,11 @@
+// ember::nn::functional (alias it as `namespace F = ember::nn::functional;`): the stateless form
+// of every layer, activation and loss.
+#pragma once
+
+#include "ember/nn/functional/activation.h"
+#include "ember/nn/functional/distance.h"
+#include "ember/nn/functional/dropout.h"
+#include "ember/nn/functional/embedding.h"
+#include "ember/nn/functional/linear.h"
+#include "ember/nn/functional/loss.h"
+#include "ember/nn/functional/normalization.h"
