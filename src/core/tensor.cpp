@@ -7,6 +7,27 @@
 
 namespace ember {
 
+namespace detail {
+std::atomic<int> active_tensor_remaps{0};
+namespace {
+thread_local TensorRemapFn t_remap_fn = nullptr;
+thread_local void* t_remap_context = nullptr;
+}  // namespace
+
+std::pair<TensorRemapFn, void*> set_thread_tensor_remap(TensorRemapFn fn, void* context) {
+  std::pair<TensorRemapFn, void*> previous{t_remap_fn, t_remap_context};
+  t_remap_fn = fn;
+  t_remap_context = context;
+  return previous;
+}
+}  // namespace detail
+
+void Tensor::remap_copy() {
+  if (!impl_ || !detail::t_remap_fn) return;
+  if (TensorImpl* clone = detail::t_remap_fn(detail::t_remap_context, impl_.get()))
+    impl_ = intrusive_ptr<TensorImpl>(clone);  // takes a new reference
+}
+
 namespace {
 int64_t wrap(int64_t d, int64_t n, const char* what) {
   int64_t m = n == 0 ? 1 : n;

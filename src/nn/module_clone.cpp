@@ -1,5 +1,4 @@
 // Deep copies for Cloneable<Derived>::clone() (see include/ember/nn/cloneable.h for the design).
-#include <cstring>
 #include <unordered_map>
 
 #include "ember/autograd/grad_mode.h"
@@ -19,7 +18,7 @@ struct CloneScope::Data {
   struct TensorCopy {
     Tensor from, to;
     std::string name;
-    uint32_t uses_before = 0;
+    int64_t uses_before = 0;
   };
   std::vector<TensorCopy> tensors;
   struct ChildCopy {
@@ -32,6 +31,15 @@ struct CloneScope::Data {
 
 namespace {
 thread_local CloneScope::Data* t_scope = nullptr;
+
+// Tensor copies on this thread during a clone: a registered tensor of the module being cloned
+// becomes its clone.
+TensorImpl* remap_to_clone(void* context, const TensorImpl* impl) {
+  auto* data = static_cast<CloneScope::Data*>(context);
+  for (auto& t : data->tensors)
+    if (t.from.unsafeGetTensorImpl() == impl) return t.to.unsafeGetTensorImpl();
+  return nullptr;
+}
 }  // namespace
 
 CloneScope::CloneScope(const Module& original, const std::optional<Device>& device)
@@ -40,9 +48,13 @@ CloneScope::CloneScope(const Module& original, const std::optional<Device>& devi
   data_->device = device;
   data_->outer = t_scope;
   t_scope = data_;
+  previous_remap_ = ::ember::detail::set_thread_tensor_remap(&remap_to_clone, data_);
+  ::ember::detail::active_tensor_remaps.fetch_add(1, std::memory_order_relaxed);
 }
 
 CloneScope::~CloneScope() {
+  ::ember::detail::active_tensor_remaps.fetch_sub(1, std::memory_order_relaxed);
+  ::ember::detail::set_thread_tensor_remap(previous_remap_.first, previous_remap_.second);
   t_scope = data_->outer;
   delete data_;
 }
@@ -54,29 +66,16 @@ std::shared_ptr<Module> clone_of(const Module* original) {
   return nullptr;
 }
 
-void CloneScope::finish(Module& copy, void* object, size_t size) {
-  // Tensor members of the copy still point at the original's tensors: find them among the
-  // object's pointer-sized, aligned words (a Tensor is exactly one pointer to its impl) and
-  // re-point them.
-  static_assert(sizeof(Tensor) == sizeof(void*), "Tensor must be a single impl pointer");
+void CloneScope::finish(Module& copy, void* /*object*/, size_t /*size*/) {
+  // Every Tensor member copied while the scope was active was re-pointed at its clone (see
+  // remap_to_clone); a reference to an original that remains was made some other way.
   for (auto& t : data_->tensors) {
-    uint32_t extra = t.from.use_count() - t.uses_before;
-    if (extra == 0) continue;
-    const void* target = t.from.unsafeGetTensorImpl();
-    uint32_t fixed = 0;
-    char* base = static_cast<char*>(object);
-    for (size_t off = 0; off + sizeof(void*) <= size && fixed < extra; off += alignof(void*)) {
-      const void* word;
-      std::memcpy(&word, base + off, sizeof(word));
-      if (word != target) continue;
-      *reinterpret_cast<Tensor*>(base + off) = t.to;
-      ++fixed;
-    }
-    EMBER_CHECK(fixed == extra,
-                "clone: {} keeps {} reference(s) to '{}' outside its own members (e.g. in a "
-                "std::vector), which clone cannot re-point. Hint: reach it through "
-                "named_parameters()/named_buffers() or keep it in a direct Tensor member",
-                copy.name(), extra - fixed, t.name);
+    int64_t extra = static_cast<int64_t>(t.from.use_count()) - t.uses_before;
+    EMBER_CHECK(extra <= 0,
+                "clone: {} still refers to the original of '{}' after copying (e.g. through a raw "
+                "TensorImpl pointer or a tensor built from its storage). Hint: copy Tensor "
+                "members as Tensors, or reach them through named_parameters()/named_buffers()",
+                copy.name(), t.name);
   }
   for (auto& c : data_->children) {
     long extra = c.from.use_count() - c.uses_before;
@@ -116,11 +115,16 @@ Module::Module(const Module& other)
   if (!scope || scope->original != &other) return;  // a plain copy shares everything
   for (auto* registry : {&parameters_, &buffers_}) {
     for (auto& item : *registry) {
+      // A tensor registered twice (shared) was remapped to its clone by this copy: keep sharing.
       Tensor original = item.value();
+      bool cloned_already = false;
+      for (const auto& t : scope->tensors) cloned_already |= t.to.is_same(original);
+      if (cloned_already || !original.defined()) {
+        item.value() = original;
+        continue;
+      }
       item.value() = deep_copy(original, scope->device);
-      if (!original.defined()) continue;
-      uint32_t uses =
-          original.use_count();  // before `from` below adds one and `original` drops one
+      const int64_t uses = original.use_count();  // `from` below adds one, `original` drops one
       scope->tensors.push_back({original, item.value(), item.key(), uses});
     }
   }

@@ -3,6 +3,7 @@
 // name (declared in include/ember/ops/), which is where checks, dispatch and autograd happen.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -63,10 +64,34 @@ class TensorAccessor<T, 1> {
   const int64_t* strides_;
 };
 
+namespace detail {
+/// Number of deep copies (nn::Cloneable::clone) in progress on any thread. While one runs, a
+/// Tensor copy made on its thread of a tensor being cloned becomes a copy of the clone, so the
+/// Tensor members of a cloned module point into the clone. Zero otherwise: one relaxed load per
+/// copy.
+extern EMBER_API std::atomic<int> active_tensor_remaps;
+/// The clone of `impl` on this thread's clone in progress, or null (see active_tensor_remaps).
+using TensorRemapFn = TensorImpl* (*)(void* context, const TensorImpl* impl);
+/// Installs (or, with nullptr, removes) this thread's remapping; returns the previous one.
+EMBER_API std::pair<TensorRemapFn, void*> set_thread_tensor_remap(TensorRemapFn fn, void* context);
+}  // namespace detail
+
 class EMBER_API Tensor {
  public:
   Tensor() = default;
   explicit Tensor(intrusive_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor& other) : impl_(other.impl_) {
+    if (EMBER_UNLIKELY(detail::active_tensor_remaps.load(std::memory_order_relaxed) != 0))
+      remap_copy();
+  }
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(const Tensor& other) {
+    impl_ = other.impl_;
+    if (EMBER_UNLIKELY(detail::active_tensor_remaps.load(std::memory_order_relaxed) != 0))
+      remap_copy();
+    return *this;
+  }
+  Tensor& operator=(Tensor&&) noexcept = default;
 
   // ---- Identity and geometry ----
   bool defined() const { return static_cast<bool>(impl_); }
@@ -410,6 +435,8 @@ class EMBER_API Tensor {
   TensorImpl* impl_checked() const;
   void check_dtype_for_access(ScalarType requested, const char* what) const;
   void check_accessor(ScalarType requested, size_t n) const;
+  /// A copy made while a clone is in progress on this thread: take the clone's tensor instead.
+  void remap_copy();
   intrusive_ptr<TensorImpl> impl_;
 };
 

@@ -3,9 +3,10 @@
 // that every subclass must write to re-create its parameters, and a module that registers them
 // in its constructor instead silently clones wrong. Here clone() copy-constructs Derived while
 // Module's copy constructor deep-copies the registries, holders of submodules pick up the
-// submodules' clones, and Tensor members that alias a registered parameter or buffer are
-// re-pointed at the copy's. What it cannot re-point (a std::shared_ptr member to a submodule,
-// a parameter kept in a heap container outside the registry) is reported as an Error.
+// submodules' clones, and every Tensor copied on this thread while the clone runs that is a
+// registered parameter or buffer of the original becomes the clone's (Tensor's copy constructor
+// asks; see detail::active_tensor_remaps), so Tensor members point into the copy. What it cannot
+// re-point (a std::shared_ptr member to a submodule) is reported as an Error.
 //
 //   struct NetImpl : nn::Cloneable<NetImpl> {
 //     NetImpl() { w = register_parameter("w", ember::randn({3})); fc = register_module(...); }
@@ -17,6 +18,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "ember/nn/module.h"
 
@@ -31,13 +33,14 @@ class EMBER_API CloneScope {
   ~CloneScope();
   CloneScope(const CloneScope&) = delete;
   CloneScope& operator=(const CloneScope&) = delete;
-  /// `object`/`size`: the copy's full Derived object, scanned for Tensor members.
+  /// Checks that nothing in the copy still refers to the original's tensors or submodules.
   void finish(Module& copy, void* object, size_t size);
 
   struct Data;
 
  private:
   Data* data_;
+  std::pair<::ember::detail::TensorRemapFn, void*> previous_remap_;
 };
 
 }  // namespace detail
