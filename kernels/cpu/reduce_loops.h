@@ -16,6 +16,7 @@
 #pragma once
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "ember/core/threads.h"
@@ -301,7 +302,9 @@ void reduce_outer(const Op& op, const ReduceLoop& L, int threads) {
   if (ntasks < threads && L.red_numel * std::min(n0, W) >= 2 * kReduceGrain)
     nsplit = std::min<int64_t>(threads, L.red_numel / 64);
   nsplit = std::max<int64_t>(nsplit, 1);
-  std::vector<A> partial(nsplit > 1 ? static_cast<size_t>(nsplit * ntasks * W) : 0);
+  // Not std::vector<A>: for all/any, A is bool, and std::vector<bool> packs bits, so threads
+  // writing neighbouring slots would race on one word (seen as all() spuriously false).
+  std::unique_ptr<A[]> partial(new A[nsplit > 1 ? static_cast<size_t>(nsplit * ntasks * W) : 0]());
 
   auto run_unit = [&](int64_t unit) {
     const int64_t task = unit % ntasks, split = unit / ntasks;
@@ -344,7 +347,7 @@ void reduce_outer(const Op& op, const ReduceLoop& L, int threads) {
       for (int64_t j = 0; j < w; ++j)
         op.project(total[j], L.out, out_off + (j0 + j) * L.out_strides[0]);
     } else {
-      std::copy(total, total + w, partial.begin() + (split * ntasks + task) * W);
+      std::copy(total, total + w, partial.get() + (split * ntasks + task) * W);
     }
   };
   const int64_t work_per_unit = std::max<int64_t>(1, std::min(n0, W) * (L.red_numel / nsplit));
@@ -395,7 +398,7 @@ void reduce_cpu(const ReduceLoop& L, const Op& op) {
     // and the slices are combined in order.
     const int64_t chunks = std::min<int64_t>(threads, L.red_numel / kReduceGrain);
     const int64_t per = (L.red_numel + chunks - 1) / chunks;
-    std::vector<A> partial(static_cast<size_t>(chunks));
+    std::unique_ptr<A[]> partial(new A[static_cast<size_t>(chunks)]());  // not vector<bool>: above
     for (int64_t o = 0; o < L.out_numel; ++o) {
       int64_t in_off, out_off;
       output_offsets(L, o, in_off, out_off);

@@ -758,3 +758,23 @@ TEST(ReductionErrors, RepeatedDimsAndBadK) {
 }
 
 }  // namespace
+
+namespace {
+// all/any split a long reduction over threads; their bool partial results once lived in a
+// std::vector<bool>, whose packed bits made neighbouring threads' writes race (all() came out
+// false about once in a thousand calls). Many calls on tensors just past the split threshold.
+TEST(ReductionThreads, AllAnyPartialResultsDoNotRace) {
+  const int saved = get_num_threads();
+  set_num_threads(2);
+  Tensor yes = ones({70000}, kBool), no = zeros({70000}, kBool);
+  Tensor wide_yes = ones({20000, 16}, kBool);
+  int wrong = 0;
+  for (int rep = 0; rep < 3000; ++rep) {
+    wrong += !yes.all().item<bool>();
+    wrong += no.any().item<bool>();
+    wrong += !wide_yes.all(/*dim=*/0).all().item<bool>();
+  }
+  set_num_threads(saved);
+  EXPECT_EQ(wrong, 0);
+}
+}  // namespace
