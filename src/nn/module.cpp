@@ -147,19 +147,26 @@ std::string join(const std::string& prefix, const std::string& key) {
 }
 }  // namespace
 
-OrderedDict<std::string, Tensor> Module::named_parameters(bool recurse) const {
-  OrderedDict<std::string, Tensor> out("Parameter");
+// The defined tensors of one registry (parameters_ or buffers_) of this module and, with
+// recurse, its submodules, each tensor once, under dotted names.
+OrderedDict<std::string, Tensor> Module::named_tensors(
+    OrderedDict<std::string, Tensor> Module::*registry, const char* kind, bool recurse) const {
+  OrderedDict<std::string, Tensor> out(kind);
   std::unordered_set<const TensorImpl*> seen;
   auto collect = [&](const std::string& prefix, const Module& m) {
-    for (const auto& p : m.parameters_)
-      if (p.value().defined() && seen.insert(p.value().unsafeGetTensorImpl()).second)
-        out.insert(join(prefix, p.key()), p.value());
+    for (const auto& t : m.*registry)
+      if (t.value().defined() && seen.insert(t.value().unsafeGetTensorImpl()).second)
+        out.insert(join(prefix, t.key()), t.value());
   };
   if (recurse)
     walk("", true, collect);
   else
     collect("", *this);
   return out;
+}
+
+OrderedDict<std::string, Tensor> Module::named_parameters(bool recurse) const {
+  return named_tensors(&Module::parameters_, "Parameter", recurse);
 }
 
 std::vector<Tensor> Module::parameters(bool recurse) const {
@@ -167,18 +174,7 @@ std::vector<Tensor> Module::parameters(bool recurse) const {
 }
 
 OrderedDict<std::string, Tensor> Module::named_buffers(bool recurse) const {
-  OrderedDict<std::string, Tensor> out("Buffer");
-  std::unordered_set<const TensorImpl*> seen;
-  auto collect = [&](const std::string& prefix, const Module& m) {
-    for (const auto& b : m.buffers_)
-      if (b.value().defined() && seen.insert(b.value().unsafeGetTensorImpl()).second)
-        out.insert(join(prefix, b.key()), b.value());
-  };
-  if (recurse)
-    walk("", true, collect);
-  else
-    collect("", *this);
-  return out;
+  return named_tensors(&Module::buffers_, "Buffer", recurse);
 }
 
 std::vector<Tensor> Module::buffers(bool recurse) const { return named_buffers(recurse).values(); }

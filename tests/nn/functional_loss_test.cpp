@@ -9,25 +9,14 @@
 
 #include "ember/ember.h"
 #include "ember/nn/functional/loss.h"
+#include "tests/support/expect_error.h"
 
 using namespace ember;
 namespace F = ember::nn::functional;
 
 namespace {
 
-template <class E = Error, class Fn>
-void expect_error(Fn&& f, std::initializer_list<std::string> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an error containing '" << *parts.begin() << "'";
-  } catch (const E& e) {
-    const std::string msg = e.what();
-    for (const std::string& p : parts)
-      EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-  }
-}
+using ember_test::expect_error;
 
 double value(const Tensor& t) { return t.item<double>(); }
 

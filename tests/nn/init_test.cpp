@@ -12,25 +12,14 @@
 
 #include "ember/ember.h"
 #include "ember/nn/init.h"
+#include "tests/support/expect_error.h"
 
 using namespace ember;
 namespace init = ember::nn::init;
 
 namespace {
 
-template <class E, class F>
-void expect_error(F&& f, std::initializer_list<std::string> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an error containing '" << *parts.begin() << "'";
-  } catch (const E& e) {
-    const std::string msg = e.what();
-    for (const std::string& p : parts)
-      EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-  }
-}
+using ember_test::expect_error;
 
 double max_abs(const Tensor& t) { return t.to(kDouble).abs().max().item<double>(); }
 double sample_std(const Tensor& t) { return t.to(kDouble).std().item<double>(); }

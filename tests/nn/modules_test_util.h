@@ -9,23 +9,9 @@
 
 #include "ember/ember.h"
 #include "ember/nn.h"
+#include "tests/support/expect_error.h"
 
 namespace ember_test {
-
-/// Expects `f` to throw an E whose message contains every one of `parts`.
-template <class E = ember::Error, class Fn>
-void expect_error(Fn&& f, std::initializer_list<std::string> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an error containing '" << *parts.begin() << "'";
-  } catch (const E& e) {
-    const std::string msg = e.what();
-    for (const std::string& p : parts)
-      EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-  }
-}
 
 /// What pretty_print writes for `module`.
 inline std::string printed(const ember::nn::Module& module) {

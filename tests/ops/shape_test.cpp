@@ -8,25 +8,14 @@
 #include <string>
 
 #include "ember/ember.h"
+#include "tests/support/expect_error.h"
 #include "tests/support/golden.h"
 
 using namespace ember;
 
 namespace {
 
-template <class E, class F>
-void expect_error(F&& f, std::initializer_list<std::string> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an error containing '" << *parts.begin() << "'";
-  } catch (const E& e) {
-    const std::string msg = e.what();
-    for (const std::string& p : parts)
-      EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-  }
-}
+using ember_test::expect_error;
 
 Tensor ar(IntArrayRef shape, ScalarType dtype = kFloat) {
   int64_t n = 1;

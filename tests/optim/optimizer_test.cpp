@@ -9,25 +9,14 @@
 
 #include "ember/ember.h"
 #include "ember/optim/sgd.h"
+#include "tests/support/expect_error.h"
 
 using namespace ember;
 using namespace ember::optim;
 
 namespace {
 
-template <class E, class F>
-void expect_error(F&& f, std::initializer_list<std::string> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an error containing '" << *parts.begin() << "'";
-  } catch (const E& e) {
-    const std::string msg = e.what();
-    for (const std::string& p : parts)
-      EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-  }
-}
+using ember_test::expect_error;
 
 // Gives p the gradient of sum(p * p * 0.5) = p, computed by backward.
 void backward_identity(const Tensor& p, bool create_graph = false) {

@@ -11,6 +11,7 @@
 
 #include "ember/ember.h"
 #include "ember/optim/sgd.h"
+#include "tests/support/expect_error.h"
 #include "tests/support/golden.h"
 
 using namespace ember;
@@ -18,19 +19,7 @@ using namespace ember::optim;
 
 namespace {
 
-template <class E, class F>
-void expect_error(F&& f, std::initializer_list<std::string> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an error containing '" << *parts.begin() << "'";
-  } catch (const E& e) {
-    const std::string msg = e.what();
-    for (const std::string& p : parts)
-      EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-  }
-}
+using ember_test::expect_error;
 
 // Group g's options from sargs 6g .. 6g+5 (the layout of gen/optim.py).
 SGDOptions options_of(const GoldenCase& c, size_t g) {

@@ -222,6 +222,8 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   void refresh_call_hooks() noexcept;
   template <typename Fn>
   void walk(const std::string& prefix, bool include_self, const Fn& fn) const;
+  OrderedDict<std::string, Tensor> named_tensors(OrderedDict<std::string, Tensor> Module::*registry,
+                                                 const char* kind, bool recurse) const;
 
   OrderedDict<std::string, Tensor> parameters_{"Parameter"};
   OrderedDict<std::string, Tensor> buffers_{"Buffer"};
