@@ -31,7 +31,7 @@ run_suite() {
     # ~0.3 s, which over ~1200 tests is minutes of CI.
     # shellcheck disable=SC2016
     find "$dir/tests" -maxdepth 1 -type f -name 'test_*' -perm -u+x -print0 |
-      xargs -0 -n1 -P"$jobs" sh -c '"$0" --gtest_brief=1 > "$0.log" 2>&1 || { cat "$0.log"; exit 255; }'
+      xargs -0 -n1 -P"$jobs" sh -c '"$0" --gtest_brief=1 > "$0.log" 2>&1 || { cat "$0.log"; exit 1; }'
   else
     (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 300 ${LABEL:+-L $LABEL})
   fi

@@ -178,7 +178,9 @@ struct CtcLossFn : autograd::Function<CtcLossFn> {
     ctx->saved_data["nll"] = nll;
     ctx->saved_data["blank"] = blank;
     ctx->saved_data["zero_infinity"] = zero_infinity;
-    Tensor out = nll.to(lp.scalar_type());
+    // A fresh tensor even when lp is float64: returning `nll` itself would make the output live
+    // in ctx->saved_data, and the output's grad_fn is this node (a reference cycle, a leak).
+    Tensor out = nll.to(lp.scalar_type(), /*non_blocking=*/false, /*copy=*/true);
     if (zero_infinity) out = where(isinf(out), zeros_like(out), out);
     return out;
   }
