@@ -5,8 +5,8 @@
 namespace ember {
 
 const char* IValue::tagKind() const {
-  static const char* kNames[] = {"None", "Tensor", "Double",  "Int",
-                                 "Bool", "String", "IntList", "DoubleList", "TensorList"};
+  static const char* kNames[] = {"None",   "Tensor",  "Double",     "Int",       "Bool",
+                                 "String", "IntList", "DoubleList", "TensorList"};
   return kNames[v_.index()];
 }
 

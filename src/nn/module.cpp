@@ -317,32 +317,25 @@ std::pair<std::string, std::string> split_last(const std::string& target) {
 }
 }  // namespace
 
-Tensor Module::get_parameter(const std::string& target) const {
+// The tensor `target` ("a.b.weight") names in one registry of the submodule it lives in.
+Tensor Module::get_tensor(const std::string& target,
+                          OrderedDict<std::string, Tensor> Module::*registry, const char* op,
+                          const char* kind) const {
   auto [path, leaf] = split_last(target);
-  const Module* owner = this;
-  std::shared_ptr<Module> holder;
-  if (!path.empty()) {
-    holder = get_submodule(path);
-    owner = holder.get();
-  }
-  const Tensor* p = owner->parameters_.find(leaf);
-  EMBER_CHECK_VALUE(p != nullptr, "get_parameter: {} has no parameter '{}' (looking up '{}')",
-                    owner->name(), leaf, target);
-  return *p;
+  std::shared_ptr<Module> holder = path.empty() ? nullptr : get_submodule(path);
+  const Module* owner = holder ? holder.get() : this;
+  const Tensor* t = (owner->*registry).find(leaf);
+  EMBER_CHECK_VALUE(t != nullptr, "{}: {} has no {} '{}' (looking up '{}')", op, owner->name(),
+                    kind, leaf, target);
+  return *t;
+}
+
+Tensor Module::get_parameter(const std::string& target) const {
+  return get_tensor(target, &Module::parameters_, "get_parameter", "parameter");
 }
 
 Tensor Module::get_buffer(const std::string& target) const {
-  auto [path, leaf] = split_last(target);
-  const Module* owner = this;
-  std::shared_ptr<Module> holder;
-  if (!path.empty()) {
-    holder = get_submodule(path);
-    owner = holder.get();
-  }
-  const Tensor* b = owner->buffers_.find(leaf);
-  EMBER_CHECK_VALUE(b != nullptr, "get_buffer: {} has no buffer '{}' (looking up '{}')",
-                    owner->name(), leaf, target);
-  return *b;
+  return get_tensor(target, &Module::buffers_, "get_buffer", "buffer");
 }
 
 void Module::pretty_print(std::ostream& stream) const { stream << name(); }

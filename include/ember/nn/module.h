@@ -224,6 +224,8 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   void walk(const std::string& prefix, bool include_self, const Fn& fn) const;
   OrderedDict<std::string, Tensor> named_tensors(OrderedDict<std::string, Tensor> Module::*registry,
                                                  const char* kind, bool recurse) const;
+  Tensor get_tensor(const std::string& target, OrderedDict<std::string, Tensor> Module::*registry,
+                    const char* op, const char* kind) const;
 
   OrderedDict<std::string, Tensor> parameters_{"Parameter"};
   OrderedDict<std::string, Tensor> buffers_{"Buffer"};
