@@ -108,41 +108,38 @@ void Module::refresh_call_hooks() noexcept {
   call_hooks_ = hooks_ ? static_cast<int>(hooks_->call_hook_count()) : 0;
 }
 
-RemovableHandle Module::register_forward_pre_hook(ForwardPreHook hook, bool prepend) {
-  size_t id = hooks().forward_pre.add(std::move(hook), prepend);
+// Every register_*_hook: append to one list, recount the call hooks, hand out the handle.
+template <typename Fn>
+RemovableHandle Module::add_hook(detail::HookList<Fn> detail::HookLists::*list, Fn hook,
+                                 bool prepend) {
+  size_t id = (hooks().*list).add(std::move(hook), prepend);
   refresh_call_hooks();
   return RemovableHandle(hooks_, id);
+}
+
+RemovableHandle Module::register_forward_pre_hook(ForwardPreHook hook, bool prepend) {
+  return add_hook(&detail::HookLists::forward_pre, std::move(hook), prepend);
 }
 RemovableHandle Module::register_forward_hook(ForwardHook hook, bool prepend) {
-  size_t id = hooks().forward.add(std::move(hook), prepend);
-  refresh_call_hooks();
-  return RemovableHandle(hooks_, id);
+  return add_hook(&detail::HookLists::forward, std::move(hook), prepend);
 }
 RemovableHandle Module::register_full_backward_pre_hook(BackwardPreHook hook, bool prepend) {
-  size_t id = hooks().backward_pre.add(std::move(hook), prepend);
-  refresh_call_hooks();
-  return RemovableHandle(hooks_, id);
+  return add_hook(&detail::HookLists::backward_pre, std::move(hook), prepend);
 }
 RemovableHandle Module::register_full_backward_hook(BackwardHook hook, bool prepend) {
-  size_t id = hooks().backward.add(std::move(hook), prepend);
-  refresh_call_hooks();
-  return RemovableHandle(hooks_, id);
+  return add_hook(&detail::HookLists::backward, std::move(hook), prepend);
 }
 RemovableHandle Module::register_state_dict_pre_hook(StateDictPreHook hook) {
-  size_t id = hooks().state_dict_pre.add(std::move(hook), false);
-  return RemovableHandle(hooks_, id);
+  return add_hook(&detail::HookLists::state_dict_pre, std::move(hook), false);
 }
 RemovableHandle Module::register_state_dict_post_hook(StateDictPostHook hook) {
-  size_t id = hooks().state_dict_post.add(std::move(hook), false);
-  return RemovableHandle(hooks_, id);
+  return add_hook(&detail::HookLists::state_dict_post, std::move(hook), false);
 }
 RemovableHandle Module::register_load_state_dict_pre_hook(LoadStateDictPreHook hook) {
-  size_t id = hooks().load_state_dict_pre.add(std::move(hook), false);
-  return RemovableHandle(hooks_, id);
+  return add_hook(&detail::HookLists::load_state_dict_pre, std::move(hook), false);
 }
 RemovableHandle Module::register_load_state_dict_post_hook(LoadStateDictPostHook hook) {
-  size_t id = hooks().load_state_dict_post.add(std::move(hook), false);
-  return RemovableHandle(hooks_, id);
+  return add_hook(&detail::HookLists::load_state_dict_post, std::move(hook), false);
 }
 
 // ---- The hooked call ----

@@ -37,6 +37,8 @@ class ModuleHolder;
 
 namespace detail {
 struct HookLists;
+template <typename Fn>
+struct HookList;
 /// Cheap test for the call path: is any process-wide module hook registered?
 EMBER_API bool global_module_hooks_present() noexcept;
 [[noreturn]] EMBER_API void throw_module_cast(const std::string& from, const char* to);
@@ -219,6 +221,8 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   void check_new_name(const std::string& name, const char* what) const;
   void pretty_print_recursive(std::ostream& stream, const std::string& indentation) const;
   detail::HookLists& hooks();
+  template <typename Fn>
+  RemovableHandle add_hook(detail::HookList<Fn> detail::HookLists::*list, Fn hook, bool prepend);
   void refresh_call_hooks() noexcept;
   template <typename Fn>
   void walk(const std::string& prefix, bool include_self, const Fn& fn) const;
