@@ -17,19 +17,21 @@ constexpr Layout kStrided = Layout::Strided;
 class TensorOptions {
  public:
   TensorOptions() = default;
-  TensorOptions(ScalarType t) : dtype_(t) {}
-  TensorOptions(Device d) : device_(d) {}
-  TensorOptions(DeviceType d) : device_(Device(d)) {}
+  TensorOptions(ScalarType t) : dtype_(t), has_dtype_(true) {}
+  TensorOptions(Device d) : device_(d), has_device_(true) {}
+  TensorOptions(DeviceType d) : device_(Device(d)), has_device_(true) {}
   TensorOptions(Layout) {}
 
   TensorOptions dtype(ScalarType t) const {
     TensorOptions o = *this;
     o.dtype_ = t;
+    o.has_dtype_ = true;
     return o;
   }
   TensorOptions dtype(std::optional<ScalarType> t) const {
+    if (t) return dtype(*t);
     TensorOptions o = *this;
-    o.dtype_ = t;
+    o.has_dtype_ = false;
     return o;
   }
   template <class T>
@@ -39,6 +41,7 @@ class TensorOptions {
   TensorOptions device(Device d) const {
     TensorOptions o = *this;
     o.device_ = d;
+    o.has_device_ = true;
     return o;
   }
   TensorOptions device(DeviceType t, int8_t index = -1) const { return device(Device(t, index)); }
@@ -50,25 +53,30 @@ class TensorOptions {
   TensorOptions layout(Layout) const { return *this; }
   TensorOptions pinned_memory(bool) const { return *this; }
 
-  ScalarType dtype() const { return dtype_ ? *dtype_ : get_default_dtype(); }
-  bool has_dtype() const { return dtype_.has_value(); }
-  Device device() const { return device_ ? *device_ : Device(kCPU); }
-  bool has_device() const { return device_.has_value(); }
+  ScalarType dtype() const { return has_dtype_ ? dtype_ : get_default_dtype(); }
+  bool has_dtype() const { return has_dtype_; }
+  Device device() const { return has_device_ ? device_ : Device(kCPU); }
+  bool has_device() const { return has_device_; }
   bool requires_grad() const { return requires_grad_; }
   Layout layout() const { return kStrided; }
 
   /// Fields set in *this win; the rest come from `other`.
   TensorOptions merge_in(const TensorOptions& other) const {
     TensorOptions o = other;
-    if (dtype_) o.dtype_ = dtype_;
-    if (device_) o.device_ = device_;
+    if (has_dtype_) o = o.dtype(dtype_);
+    if (has_device_) o = o.device(device_);
     if (requires_grad_) o.requires_grad_ = true;
     return o;
   }
 
  private:
-  std::optional<ScalarType> dtype_;
-  std::optional<Device> device_;
+  // Flags beside always-initialised values rather than std::optional: copying a disengaged
+  // optional makes GCC 12 warn (-Wmaybe-uninitialized) at -O1 in every program that copies
+  // TensorOptions, and users build with -Werror too.
+  ScalarType dtype_ = ScalarType::Float;
+  Device device_ = Device(kCPU);
+  bool has_dtype_ = false;
+  bool has_device_ = false;
   bool requires_grad_ = false;
 };
 
