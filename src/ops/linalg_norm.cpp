@@ -1,12 +1,14 @@
 // ember::linalg::vector_norm and matrix_norm on the CPU. The reduced dims are moved last and made
-// contiguous, so each norm is a loop over dense rows (vector) or dense matrices (matrix, Eigen).
-#include <Eigen/Dense>
-
+// contiguous, so each norm is a loop over dense rows (vector) or dense matrices (matrix). The 2 and
+// nuclear norms take their singular values from svdvals (linalg_decomp.cpp): Eigen's SVD is
+// compiled in that one file only (a second instantiation here cost ~55 s of every build).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
+#include "ember/autograd/grad_mode.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/shape.h"
@@ -157,34 +159,44 @@ Tensor matrix_norm_impl(const Tensor& A, const std::string& ord, double num, Int
   const int64_t m = A.size(dims[0]), n = A.size(dims[1]);
   Tensor out = empty(result_shape(A, dims, keepdim), A.options());
   const int64_t count = out.numel();
+  const bool by_svd = ord == "nuc" || std::abs(num) == 2;
+  Tensor sv;  // [count, min(m, n)] singular values, for the 2 and nuclear norms
+  if (by_svd && m > 0 && n > 0) {
+    NoGradGuard no_grad;  // the norm's own derivative is recorded below
+    sv = svdvals(Ac.reshape({count, m, n})).contiguous();
+  }
   auto run = [&](auto tag) {
     using T = decltype(tag);
-    using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
-    using RowMap =
-        Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
     const T* src = Ac.data_ptr<T>();
     T* dst = out.data_ptr<T>();
+    std::vector<T> sums;
     for (int64_t b = 0; b < count; ++b) {
-      const Mat a = RowMap(src + b * m * n, m, n);
+      const T* a = src + b * m * n;  // row-major m x n
       T r = 0;
       if (ord == "fro") {
-        r = a.norm();
-      } else if (ord == "nuc" || std::abs(num) == 2) {
-        if (m == 0 || n == 0) {
-          r = 0;
-        } else {
-          const auto s = Eigen::BDCSVD<Mat>(a).singularValues();
-          r = ord == "nuc" ? s.sum() : (num > 0 ? s.maxCoeff() : s.minCoeff());
+        for (int64_t i = 0; i < m * n; ++i) r += a[i] * a[i];
+        r = std::sqrt(r);
+      } else if (by_svd) {
+        if (m > 0 && n > 0) {
+          const int64_t k = std::min(m, n);
+          const T* s = sv.data_ptr<T>() + b * k;  // descending
+          if (ord == "nuc") {
+            for (int64_t i = 0; i < k; ++i) r += s[i];
+          } else {
+            r = num > 0 ? s[0] : s[k - 1];
+          }
         }
       } else {
         // 1: largest column sum of |a|; inf: largest row sum (negative: the smallest).
-        const Eigen::Matrix<T, Eigen::Dynamic, 1> sums =
-            std::abs(num) == 1
-                ? Eigen::Matrix<T, Eigen::Dynamic, 1>(a.cwiseAbs().colwise().sum().transpose())
-                : Eigen::Matrix<T, Eigen::Dynamic, 1>(a.cwiseAbs().rowwise().sum());
-        EMBER_CHECK(sums.size() > 0, "{}: cannot compute the {} norm of an empty matrix", op,
+        const bool cols = std::abs(num) == 1;
+        sums.assign(static_cast<size_t>(cols ? n : m), T(0));
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j)
+            sums[static_cast<size_t>(cols ? j : i)] += std::abs(a[i * n + j]);
+        EMBER_CHECK(!sums.empty(), "{}: cannot compute the {} norm of an empty matrix", op,
                     ord_str(num));
-        r = num > 0 ? sums.maxCoeff() : sums.minCoeff();
+        r = num > 0 ? *std::max_element(sums.begin(), sums.end())
+                    : *std::min_element(sums.begin(), sums.end());
       }
       dst[b] = r;
     }
