@@ -1,6 +1,7 @@
 // Tensor handles, storage sharing, copies across dtypes, item/accessor checks, printing, allocator.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <sstream>
 
 #include "ember/ember.h"
@@ -92,6 +93,42 @@ TEST(TensorCore, LargeBuffersAreReusedByTheAllocator) {
   EXPECT_GE(alloc->cached_bytes(), size_t(4) << 20);
   Tensor again = empty({1 << 20});
   EXPECT_EQ(again.data_ptr(), first);
+}
+
+TEST(TensorCore, MediumBuffersAreReusedWithinTheirSizeClass) {
+  Allocator* alloc = get_allocator(kCPU);
+  alloc->empty_cache();
+  void* first;
+  {
+    Tensor c = empty({128, 128});  // 64 KiB: an mm output at n = 128
+    first = c.data_ptr();
+  }
+  EXPECT_EQ(alloc->cached_bytes(), size_t(64) << 10);
+  {
+    Tensor again = empty({128 * 128 - 100});  // a little smaller: the same 64 KiB class
+    EXPECT_EQ(again.data_ptr(), first);
+    EXPECT_EQ(alloc->cached_bytes(), 0u);
+  }
+  Tensor other = empty({128 * 128 + 100});  // a little larger: the 80 KiB class, a new block
+  EXPECT_NE(other.data_ptr(), first);
+  Tensor small = empty({1024});  // 4 KiB: plain malloc, never cached
+  small = Tensor();
+  EXPECT_EQ(alloc->cached_bytes(), size_t(64) << 10);
+  alloc->empty_cache();
+  EXPECT_EQ(alloc->cached_bytes(), 0u);
+}
+
+TEST(TensorCore, EveryCachedSizeClassHoldsItsRequest) {
+  // Sizes around every class boundary from 16 KiB to past 1 MiB, each written to its last byte
+  // (the ASan build reports a class smaller than its request), then reused from the cache.
+  for (int64_t bytes = (16 << 10) - 3; bytes < (1 << 20) + (5 << 17); bytes += 4093) {
+    for (int pass = 0; pass < 2; ++pass) {
+      Tensor t = empty({bytes}, kByte);
+      std::memset(t.data_ptr(), pass, static_cast<size_t>(bytes));
+      EXPECT_EQ(t.data_ptr<uint8_t>()[bytes - 1], pass);
+    }
+  }
+  get_allocator(kCPU)->empty_cache();
 }
 
 TEST(TensorCore, DeviceParsingAndCudaQueriesWorkWithoutAGpu) {
