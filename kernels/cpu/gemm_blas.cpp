@@ -1,11 +1,26 @@
 // float32/float64 GEMM on the CPU. Each product goes to OpenBLAS or to oneDNN's sgemm, whichever
-// measured faster for its size; transposed operands reach BLAS as transpose flags, never as copies.
+// measured faster for its size on the CPU the kernels are compiled for; transposed operands reach
+// BLAS as transpose flags, never as copies. float64 always goes to OpenBLAS (oneDNN has no dgemm).
 //
-// sgemm, row-major C = A·B, square n, GFLOP/s (best of 5 separate runs, one library per process so
-// neither pool's spinning threads steal from the other; 2-core AMD EPYC VM, AVX2+FMA, OpenBLAS
-// 0.3.21 pthreads, oneDNN 2.6.3 OpenMP). Napkin peak: 2 FMA ports x 8 floats x 2 flops x ~3 GHz
-// = ~96 GFLOP/s per core, so both libraries are at peak from n = 256 and only differ by overhead.
+// sgemm, row-major C = A·B, square n, GFLOP/s, best of 5 runs, one library per process so
+// neither pool's spinning threads steal from the other (OpenBLAS 0.3.21 pthreads, oneDNN 2.6.3
+// OpenMP).
 //
+// AVX-512 (2-core Sapphire Rapids VM; napkin peak 2 FMA ports x 16 floats x 2 flops x ~2.6 GHz
+// = ~166 GFLOP/s per core, the §7 probe measures 234 with turbo). 'N','N':
+//     n     | 1 thread: OpenBLAS  oneDNN | 2 threads: OpenBLAS  oneDNN
+//     64    |           165       158    |            168       150
+//     96    |           166       184    |            166       238
+//     128   |           137       198    |            176       289
+//     256   |           159       181    |            257       343
+//     512   |           166       182    |            286       346
+//     1024  |           176       199    |            345       382
+//     2048  |           181       190    |            356       375
+// 'T','N' is the same picture; with B transposed ('N','T') oneDNN wins at n = 64 too (130 vs
+// 102). So: oneDNN everywhere, except products of at most 64³ with B not transposed (OpenBLAS,
+// which runs those on one thread: oneDNN splits even n = 64 over both cores and loses).
+//
+// AVX2 (2-core AMD EPYC VM, FMA; peak ~96 GFLOP/s per core):
 //     n     | 1 thread: OpenBLAS  oneDNN | 2 threads: OpenBLAS  oneDNN
 //     64    |            66.4      93.6  |             66.4     130.2
 //     128   |            79.9      97.5  |            142.4     181.3
@@ -15,12 +30,9 @@
 //     1024  |            92.2      86.0  |            176.3     159.4
 //     2048  |            93.9      90.3  |            180.0     176.0
 //     (A transposed, 'T','N': same picture, except oneDNN drops to 62 / 126 at n = 512.)
-//
-// Small products are dominated by per-call overhead and thread start-up: OpenBLAS runs anything
-// below m·n·k = 64³ on one thread (its GEMM_MULTITHREAD_THRESHOLD), oneDNN splits even n = 64
-// over both cores. Large ones are all FMA throughput, where OpenBLAS's kernels are a few percent
-// ahead. So: oneDNN up to m·n·k = 256³ on one thread (320³ with more), OpenBLAS above. float64
-// always goes to OpenBLAS (oneDNN has no dgemm).
+// There small products are dominated by per-call overhead and thread start-up, where oneDNN is
+// ahead, and large ones by FMA throughput, where OpenBLAS's kernels are a few percent ahead. So:
+// oneDNN up to m·n·k = 256³ on one thread (320³ with more), OpenBLAS above.
 #include <cblas.h>
 #include <dnnl.h>
 #include <omp.h>
@@ -44,9 +56,6 @@ void sync_omp_threads() {
 
 namespace {
 
-constexpr double kOnednnMaxMnkOneThread = 256.0 * 256 * 256;
-constexpr double kOnednnMaxMnkThreaded = 320.0 * 320 * 320;
-
 // Batches of small products run one product per thread instead of splitting each product: two
 // single-thread oneDNN products at n = 64 give 2 x 93 GFLOP/s against 130 for one split product.
 // float64 stops at OpenBLAS's own single-thread limit (64³): above it OpenBLAS would start its own
@@ -57,11 +66,20 @@ constexpr double kBatchAcrossMaxMnk = std::is_same_v<T, float> ? 128.0 * 128 * 1
 // saves.
 constexpr double kMinMnkPerThread = 262144;
 
-bool prefer_onednn(int64_t m, int64_t n, int64_t k) {
+#if defined(__AVX512F__)
+constexpr double kOpenblasMaxMnk = 64.0 * 64 * 64;
+bool prefer_onednn(bool /*ta*/, bool tb, int64_t m, int64_t n, int64_t k) {
+  return tb || double(m) * double(n) * double(k) > kOpenblasMaxMnk;
+}
+#else
+constexpr double kOnednnMaxMnkOneThread = 256.0 * 256 * 256;
+constexpr double kOnednnMaxMnkThreaded = 320.0 * 320 * 320;
+bool prefer_onednn(bool /*ta*/, bool /*tb*/, int64_t m, int64_t n, int64_t k) {
   const double mnk = double(m) * double(n) * double(k);
   const bool threaded = !omp_in_parallel() && get_num_threads() > 1;
   return mnk <= (threaded ? kOnednnMaxMnkThreaded : kOnednnMaxMnkOneThread);
 }
+#endif
 
 // How row-major BLAS can read a rows x cols matrix with element strides (rs, cs) in place: plain
 // with leading dimension rs when the columns are unit-stride, transposed with leading dimension cs
@@ -89,7 +107,7 @@ bool fits_blasint(std::initializer_list<int64_t> v) {
 
 void blas_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  if (prefer_onednn(m, n, k) || !fits_blasint({m, n, k, lda, ldb, ldc})) {
+  if (prefer_onednn(ta, tb, m, n, k) || !fits_blasint({m, n, k, lda, ldb, ldc})) {
     sync_omp_threads();
     dnnl_status_t st =
         dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
