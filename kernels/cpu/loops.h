@@ -4,6 +4,8 @@
 // a dense inner loop whenever the innermost dim allows it.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <tuple>
 #include <utility>
 
@@ -28,13 +30,40 @@ EMBER_ALWAYS_INLINE void dense_run(char* const* data, int64_t begin, int64_t end
   }
 }
 
+/// Elements per chunk of the broadcast path below: the repeated values stay in L1 (2 KiB per
+/// 8-byte operand), and a dense_run call per 256 elements costs nothing measurable.
+constexpr int64_t kBroadcastChunk = 256;
+
 template <class Out, class... In, class F, size_t... I>
 EMBER_ALWAYS_INLINE void strided_run(char** ptrs, const int64_t* inner_strides, int64_t n,
                                      const F& f, std::index_sequence<I...>) {
-  bool dense =
-      inner_strides[0] == sizeof(Out) && ((inner_strides[I + 1] == sizeof(In)) && ... && true);
-  if (dense) {
+  const bool out_dense = inner_strides[0] == sizeof(Out);
+  if (out_dense && ((inner_strides[I + 1] == sizeof(In)) && ... && true)) {
     dense_run<Out, In...>(ptrs, 0, n, f, std::index_sequence<I...>{});
+    return;
+  }
+  // Dense but for inputs that do not move along the row (stride 0: a wrapped scalar in `x * 0.5`,
+  // a [N, 1] column against [N, M]). Their value repeated into a small buffer lets the dense,
+  // vectorised body run chunk by chunk instead of the strided scalar loop below (x + 1 over 16M
+  // floats on one thread: 450 -> 244-310 us).
+  if (out_dense && n >= 32 &&
+      (((inner_strides[I + 1] == sizeof(In)) || inner_strides[I + 1] == 0) && ... && true)) {
+    [[maybe_unused]] const int64_t fill = std::min(n, kBroadcastChunk);
+    std::tuple<std::array<In, kBroadcastChunk>...> repeated;
+    ((inner_strides[I + 1] == 0 ? std::fill_n(std::get<I>(repeated).data(), fill,
+                                              *reinterpret_cast<const In*>(ptrs[I + 1]))
+                                : nullptr),
+     ...);
+    for (int64_t off = 0; off < n; off += kBroadcastChunk) {
+      char* chunk[1 + sizeof...(In)];
+      chunk[0] = ptrs[0] + off * static_cast<int64_t>(sizeof(Out));
+      ((chunk[I + 1] = inner_strides[I + 1] == 0
+                           ? reinterpret_cast<char*>(std::get<I>(repeated).data())
+                           : ptrs[I + 1] + off * static_cast<int64_t>(sizeof(In))),
+       ...);
+      dense_run<Out, In...>(chunk, 0, std::min(kBroadcastChunk, n - off), f,
+                            std::index_sequence<I...>{});
+    }
     return;
   }
   char* o = ptrs[0];
