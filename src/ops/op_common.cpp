@@ -1,8 +1,10 @@
 #include "src/ops/op_common.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "ember/ops/factory.h"
+#include "kernels/common/unary_functors.h"
 
 namespace ember {
 
@@ -92,9 +94,20 @@ void check_same_device(std::initializer_list<const Tensor*> tensors, const char*
   }
 }
 
+ScalarBuffer::ScalarBuffer(const Scalar& s, ScalarType dtype) {
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    static_assert(sizeof(T) <= sizeof(bytes));
+    const T v =
+        s.isFloatingPoint() ? kernels::CastTo<T>{}(s.toDouble()) : kernels::CastTo<T>{}(s.toLong());
+    std::memcpy(bytes, &v, sizeof(T));
+  });
+}
+
 ElementwiseLoop make_elementwise_loop(const Tensor& out,
                                       std::initializer_list<const Tensor*> inputs,
-                                      const OpScalars& scalars, ScalarType compute_dtype) {
+                                      const OpScalars& scalars, ScalarType compute_dtype,
+                                      const void* scalar) {
   ElementwiseLoop L;
   L.noperands = 1 + static_cast<int>(inputs.size());
   L.numel = out.numel();
@@ -113,6 +126,11 @@ ElementwiseLoop make_elementwise_loop(const Tensor& out,
   int64_t strides[kMaxOperands][kMaxLoopDims];
   for (int64_t d = 0; d < nd; ++d) sizes[d] = out.sizes()[nd - 1 - d];
   for (int op = 0; op < L.noperands; ++op) {
+    if (!ops[op]) {  // the wrapped scalar: every stride 0
+      L.data[op] = static_cast<char*>(const_cast<void*>(scalar));
+      for (int64_t d = 0; d < nd; ++d) strides[op][d] = 0;
+      continue;
+    }
     const Tensor& t = *ops[op];
     L.data[op] = static_cast<char*>(t.data_ptr());
     const int64_t td = t.dim(), item = t.element_size();
@@ -145,17 +163,17 @@ ElementwiseLoop make_elementwise_loop(const Tensor& out,
   L.ndim = nout;
   bool dense = nout <= 1;
   for (int op = 0; op < L.noperands && dense; ++op)
-    if (nout == 1 && L.strides[op][0] != ops[op]->element_size()) dense = false;
+    if (nout == 1 && (!ops[op] || L.strides[op][0] != ops[op]->element_size())) dense = false;
   L.contiguous = dense;
   return L;
 }
 
 void run_elementwise(OpId op, const Tensor& out, std::initializer_list<const Tensor*> inputs,
-                     ScalarType compute_dtype, const OpScalars& scalars) {
+                     ScalarType compute_dtype, const OpScalars& scalars, const void* scalar) {
   using Kernel = void (*)(const ElementwiseLoop&);
   Kernel k = get_kernel<Kernel>(op, out.device().type(), compute_dtype);
   if (out.numel() == 0) return;
-  ElementwiseLoop L = make_elementwise_loop(out, inputs, scalars, compute_dtype);
+  ElementwiseLoop L = make_elementwise_loop(out, inputs, scalars, compute_dtype, scalar);
   k(L);
 }
 

@@ -39,14 +39,26 @@ void check_defined(const Tensor& t, const char* op, const char* arg = "self");
 /// Checks that all defined tensors share one device.
 void check_same_device(std::initializer_list<const Tensor*> tensors, const char* op);
 
-/// Builds the coalesced loop for `out` and `inputs` (each broadcastable to out's shape).
+/// Builds the coalesced loop for `out` and `inputs` (each broadcastable to out's shape). A null
+/// input is the one value at `scalar` (host memory, compute dtype), broadcast everywhere: how CPU
+/// ops take a wrapped scalar without making a 0-dim tensor for it.
 ElementwiseLoop make_elementwise_loop(const Tensor& out,
                                       std::initializer_list<const Tensor*> inputs,
-                                      const OpScalars& scalars, ScalarType compute_dtype);
+                                      const OpScalars& scalars, ScalarType compute_dtype,
+                                      const void* scalar = nullptr);
 
-/// Runs elementwise kernel `op` over out and inputs (inputs already in `compute_dtype`).
+/// Runs elementwise kernel `op` over out and inputs (inputs already in `compute_dtype`; a null
+/// input reads `scalar`, as in make_elementwise_loop).
 void run_elementwise(OpId op, const Tensor& out, std::initializer_list<const Tensor*> inputs,
-                     ScalarType compute_dtype, const OpScalars& scalars = {});
+                     ScalarType compute_dtype, const OpScalars& scalars = {},
+                     const void* scalar = nullptr);
+
+/// Holds a Scalar converted to a dtype, in host memory, converted as fill_ converts it
+/// (integers from the exact int64, floats from the double).
+struct ScalarBuffer {
+  ScalarBuffer(const Scalar& s, ScalarType dtype);
+  alignas(16) unsigned char bytes[16];
+};
 
 /// Makes `out` hold `sizes` (reallocating when its element count differs), as out= ops do.
 void resize_output(const Tensor& out, IntArrayRef sizes, const char* op);

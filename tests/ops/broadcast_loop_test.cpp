@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "ember/ember.h"
+#include "tests/support/expect_error.h"
 
 using namespace ember;
 
@@ -58,6 +59,24 @@ TEST(BroadcastLoop, InPlaceAndOutFormsWithAScalarOperand) {
   Tensor out = empty({5000});
   add_out(out, x, full({}, 2.0f));
   EXPECT_TRUE(equal(out, x + materialised(full({}, 2.0f), {5000})));
+}
+
+// CPU ops read a wrapped scalar straight from a buffer (no 0-dim tensor): its conversion, the
+// out= dtype rules and the integer-division check must be the tensor path's.
+TEST(WrappedScalar, ConvertsAsFillAndKeepsTheOutAndErrorRules) {
+  const Tensor i = tensor({1, 2, 3}, kLong);
+  EXPECT_TRUE(equal(i + int64_t(9007199254740993),
+                    tensor({9007199254740994, 9007199254740995, 9007199254740996}, kLong)));
+  EXPECT_TRUE(equal(tensor({1.0f}, kHalf) + 0.1, tensor({1.0f}, kHalf) + full({1}, 0.1, kHalf)));
+  EXPECT_EQ((i * 2.5).dtype(), kFloat);
+  EXPECT_EQ((i < 2).dtype(), kBool);
+  Tensor out = empty({3}, kDouble);
+  add_out(out, tensor({1.0f, 2.0f, 3.0f}), full({}, 0.5f));
+  EXPECT_TRUE(equal(out, tensor({1.5, 2.5, 3.5}, kDouble)));
+  Tensor ints = i.clone();
+  ember_test::expect_error<TypeError>([&] { ints.add_(0.5); }, {"add", "float32", "int64"});
+  ember_test::expect_error([&] { i.remainder(0); }, {"remainder", "division by zero"});
+  ember_test::expect_error([&] { i.div(0, "floor"); }, {"division by zero"});
 }
 
 }  // namespace
