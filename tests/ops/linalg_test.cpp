@@ -14,6 +14,7 @@
 #include "ember/ember.h"
 #include "kernels/cpu/gemm_cpu.h"
 #include "tests/support/golden.h"
+#include "tests/support/threads.h"
 
 using namespace ember;
 
@@ -197,16 +198,7 @@ void expect_product_near(const Tensor& actual, const Tensor& expected, int64_t k
                what);
 }
 
-template <class F>
-void with_thread_counts(F&& f) {
-  const int saved = get_num_threads();
-  for (int t : {1, 2}) {
-    set_num_threads(t);
-    SCOPED_TRACE("threads=" + std::to_string(t));
-    f();
-  }
-  set_num_threads(saved);
-}
+using ember_test::with_thread_counts;
 
 // ---------------------------------------------------------------------------------------------
 // mm: operand layouts, sizes on both sides of the OpenBLAS/oneDNN switch, dtypes.

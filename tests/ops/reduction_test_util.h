@@ -11,6 +11,7 @@
 
 #include "ember/ember.h"
 #include "tests/support/expect_error.h"
+#include "tests/support/threads.h"
 
 namespace reduction_test {
 
@@ -91,16 +92,6 @@ inline Tensor sample(std::vector<int64_t> shape, uint64_t seed = 1) {
   return randn(shape, g);
 }
 
-// Runs f with 1 and with 2 threads.
-template <class F>
-void with_thread_counts(F&& f) {
-  const int saved = get_num_threads();
-  for (int t : {1, 2}) {
-    set_num_threads(t);
-    SCOPED_TRACE("threads=" + std::to_string(t));
-    f();
-  }
-  set_num_threads(saved);
-}
+using ember_test::with_thread_counts;
 
 }  // namespace reduction_test
