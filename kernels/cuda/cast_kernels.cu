@@ -7,6 +7,22 @@
 namespace ember::cuda_detail {
 
 namespace {
+// CastTo, except that a floating value goes to uint8 through int64, as PyTorch does on both
+// devices. A C++ float -> uint8 cast of a negative value is undefined: x86 truncates through a
+// 32-bit int (-3.0 -> 253, which the CPU kernels give), while the GPU's cvt saturates (-> 0), so
+// without this detour x.to(kByte) on CUDA would disagree with the CPU for every negative input.
+template <class To>
+struct DeviceCastTo {
+  template <class From>
+  EMBER_HOST_DEVICE To operator()(From x) const {
+    if constexpr (std::is_same_v<To, uint8_t> && is_float_type_v<From>) {
+      return static_cast<uint8_t>(static_cast<int64_t>(static_cast<opmath_t<From>>(x)));
+    } else {
+      return kernels::CastTo<To>{}(x);
+    }
+  }
+};
+
 // Output dtype is L.out_dtype, input dtype is L.dtype: one kernel per pair (100 pairs).
 void cuda_cast(const ElementwiseLoop& L) {
   if (L.numel == 0) return;
@@ -21,7 +37,7 @@ void cuda_cast(const ElementwiseLoop& L) {
     using To = typename decltype(out_tag)::type;
     visit_dtype(L.dtype, [&](auto in_tag) {
       using From = typename decltype(in_tag)::type;
-      kernels::cuda::cuda_kernel<To, From>(L, kernels::CastTo<To>{});
+      kernels::cuda::cuda_kernel<To, From>(L, DeviceCastTo<To>{});
     });
   });
 }

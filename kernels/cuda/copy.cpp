@@ -27,6 +27,12 @@ void cuda_copy(void* dst, Device dst_device, const void* src, Device src_device,
     } else {
       // Ordered after the work queued on the source device's stream; the destination device's
       // stream then waits by the synchronise (peer copies are rare: no event machinery yet).
+      // The destination's stream is drained first: `dst` may be a cached block that a kernel
+      // still queued there reads, and the source stream does not order against it.
+      {
+        DeviceGuard dst_guard(d);
+        EMBER_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+      }
       DeviceGuard guard(s);
       EMBER_CUDA_CHECK(cudaMemcpyPeerAsync(dst, d, src, s, nbytes, stream));
       EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -16,6 +16,7 @@
 
 #include "kernels/common/elementwise_loop.h"
 #include "kernels/cuda/context.h"
+#include "kernels/cuda/index_math.h"
 
 namespace ember::kernels::cuda {
 
@@ -65,52 +66,6 @@ __global__ void __launch_bounds__(kThreads)
   for (int64_t i = tid; i < nvec; i += stride)
     apply_vec<V, Out>(out, i, f, reinterpret_cast<const AlignedVec<In, V>*>(in)[i]...);
   for (int64_t i = nvec * V + tid; i < n; i += stride) out[i] = f(in[i]...);
-}
-
-/// The iteration space of the strided kernel, passed by value (~650 bytes of kernel parameters).
-template <int kN>
-struct StridedGeometry {
-  int ndim;
-  bool index32;  // numel fits in 32 bits: do the div/mod chain in 32-bit arithmetic
-  int64_t sizes[kMaxLoopDims];
-  int64_t strides[kN][kMaxLoopDims];  // bytes
-  char* data[kN];
-};
-
-template <int kN>
-__device__ __forceinline__ void offsets_of(const StridedGeometry<kN>& g, int64_t linear,
-                                           int64_t (&off)[kN]) {
-#pragma unroll
-  for (int k = 0; k < kN; ++k) off[k] = 0;
-  if (g.ndim == 1) {
-#pragma unroll
-    for (int k = 0; k < kN; ++k) off[k] = linear * g.strides[k][0];
-    return;
-  }
-  if (g.index32) {
-    uint32_t rem = static_cast<uint32_t>(linear);
-#pragma unroll
-    for (int d = 0; d < kMaxLoopDims; ++d) {
-      if (d == g.ndim) break;
-      const uint32_t size = static_cast<uint32_t>(g.sizes[d]);
-      const uint32_t q = rem / size;
-      const int64_t idx = rem - q * size;
-      rem = q;
-#pragma unroll
-      for (int k = 0; k < kN; ++k) off[k] += idx * g.strides[k][d];
-    }
-  } else {
-    int64_t rem = linear;
-#pragma unroll
-    for (int d = 0; d < kMaxLoopDims; ++d) {
-      if (d == g.ndim) break;
-      const int64_t q = rem / g.sizes[d];
-      const int64_t idx = rem - q * g.sizes[d];
-      rem = q;
-#pragma unroll
-      for (int k = 0; k < kN; ++k) off[k] += idx * g.strides[k][d];
-    }
-  }
 }
 
 template <class Out, class... In, class F, size_t... I>

@@ -20,46 +20,9 @@
 #include "kernels/common/reduce_loop.h"
 #include "kernels/common/reduce_ops.h"
 #include "kernels/cuda/context.h"
+#include "kernels/cuda/index_math.h"
 
 namespace ember::kernels::cuda {
-
-constexpr int kReduceThreads = 256;
-
-/// What the kernels read: the ReduceLoop's geometry plus the launch split (by value, ~600 B).
-struct ReduceGeometry {
-  int out_ndim, red_ndim;
-  int64_t out_sizes[kMaxLoopDims], out_in_strides[kMaxLoopDims], out_strides[kMaxLoopDims];
-  int64_t red_sizes[kMaxLoopDims], red_strides[kMaxLoopDims];
-  int64_t out_numel, red_numel;
-  int64_t chunk;  // reduced positions per grid.y slice
-  bool along_x;   // threads along x share one output's range
-  const char* in;
-  char* out[2];
-};
-
-/// Input byte offset and output element offset of output o.
-__device__ __forceinline__ void output_offsets(const ReduceGeometry& g, int64_t o, int64_t& in_off,
-                                               int64_t& out_off) {
-  in_off = 0;
-  out_off = 0;
-  for (int d = 0; d < g.out_ndim; ++d) {
-    const int64_t q = o / g.out_sizes[d];
-    const int64_t i = o - q * g.out_sizes[d];
-    in_off += i * g.out_in_strides[d];
-    out_off += i * g.out_strides[d];
-    o = q;
-  }
-}
-
-__device__ __forceinline__ int64_t reduced_offset(const ReduceGeometry& g, int64_t r) {
-  int64_t off = 0;
-  for (int d = 0; d < g.red_ndim; ++d) {
-    const int64_t q = r / g.red_sizes[d];
-    off += (r - q * g.red_sizes[d]) * g.red_strides[d];
-    r = q;
-  }
-  return off;
-}
 
 // Merges the `nlanes` accumulators of each slot in shared memory; lane 0 ends with the result.
 // Pairs are adjacent lanes first (1, 2, 4, ...), so every combine(a, b) has a over lanes below b.
@@ -139,12 +102,6 @@ __global__ void __launch_bounds__(kReduceThreads)
   op.project(acc, g.out, out_off);
 }
 
-inline int64_t pow2_ceil(int64_t n) {
-  int64_t p = 1;
-  while (p < n) p <<= 1;
-  return p;
-}
-
 /// Reduces L (input of C++ type T) with accumulator functor op on the current stream.
 template <class T, class Op>
 void reduce_cuda(const ReduceLoop& L, const Op& op) {
@@ -165,36 +122,13 @@ void reduce_cuda(const ReduceLoop& L, const Op& op) {
   g.in = L.in;
   g.out[0] = L.out[0];
   g.out[1] = L.out[1];
-  // Lanes take the reduction when its fastest dim is faster in memory than the outputs' fastest
-  // (or there is one output).
-  g.along_x = L.red_numel > 1 &&
-              (L.out_numel == 1 || std::abs(L.red_strides[0]) < std::abs(L.out_in_strides[0]));
-
-  // Block shape: up to 256 lanes on one long reduction, or several outputs per block when the
-  // reductions are short.
-  const int64_t n_red = std::max<int64_t>(L.red_numel, 1);
-  int64_t lanes, slots;
-  if (g.along_x) {
-    lanes = std::min<int64_t>(pow2_ceil(n_red), kReduceThreads);
-    slots = std::min<int64_t>(kReduceThreads / lanes, pow2_ceil(L.out_numel));
-  } else {
-    slots = std::min<int64_t>(pow2_ceil(L.out_numel), kReduceThreads);
-    lanes = std::min<int64_t>(kReduceThreads / slots, pow2_ceil(n_red));
-  }
-  const int64_t blocks_x = (L.out_numel + slots - 1) / slots;
-  // Napkin math: one full wave on an H200 is 132 SMs x 8 blocks of 256 threads. With fewer
-  // blocks, split every range so the grid fills the GPU, but keep >= 32 elements per thread so
-  // the second pass stays small next to the first.
-  const int64_t target = static_cast<int64_t>(cuda_detail::sm_count()) * (2048 / kReduceThreads);
-  int64_t splits = 1;
-  if (blocks_x < target) {
-    splits = std::min((target + blocks_x - 1) / blocks_x, L.red_numel / (lanes * 32));
-    splits = std::max<int64_t>(1, std::min<int64_t>(splits, 65535));
-  }
-  g.chunk = (L.red_numel + splits - 1) / splits;
-  if (g.chunk > 0) splits = (L.red_numel + g.chunk - 1) / g.chunk;
-  const dim3 block = g.along_x ? dim3(lanes, slots) : dim3(slots, lanes);
-  const dim3 grid(static_cast<unsigned>(blocks_x), static_cast<unsigned>(splits));
+  const ReducePlan plan = plan_reduction(L.out_numel, L.red_numel, L.red_strides[0],
+                                         L.out_in_strides[0], cuda_detail::sm_count());
+  g.along_x = plan.along_x;
+  g.chunk = plan.chunk;
+  const int64_t splits = plan.splits;
+  const dim3 block = plan.along_x ? dim3(plan.lanes, plan.slots) : dim3(plan.slots, plan.lanes);
+  const dim3 grid(static_cast<unsigned>(plan.blocks_x), static_cast<unsigned>(splits));
   const size_t smem = static_cast<size_t>(kReduceThreads) * sizeof(A);
   cudaStream_t stream = cuda_detail::current_stream();
 

@@ -19,7 +19,12 @@ Device::Device(const std::string& spec) : type_(kCPU), index_(-1) {
     EMBER_CHECK(
         !idx.empty() && idx.find_first_not_of("0123456789") == std::string::npos && idx.size() < 4,
         "Device: bad device index in '{}'. Hint: use \"cuda:N\" with N >= 0", spec);
-    index_ = static_cast<int8_t>(std::stoi(idx));
+    // The index is an int8_t: "cuda:200" would wrap to -56, which means "the current device".
+    const int value = std::stoi(idx);
+    EMBER_CHECK(value <= 127,
+                "Device: device index {} in '{}' is out of range. Hint: use an index below 128",
+                value, spec);
+    index_ = static_cast<int8_t>(value);
   }
 }
 

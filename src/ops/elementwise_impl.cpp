@@ -20,6 +20,12 @@ Tensor finish(OpId op, const Tensor* out, IntArrayRef shape, ScalarType out_dtyp
     return result;
   }
   check_defined(*out, name, "out");
+  // The kernel runs on out's device and dereferences every operand there: a CUDA out with CPU
+  // inputs would read host pointers on the GPU (an illegal address that poisons the context).
+  EMBER_CHECK(out->device().type() == device.type(),
+              "{}: expected all tensors to be on the same device, but found at least two devices, "
+              "{} (the inputs) and {} (out). Hint: allocate out on the inputs' device",
+              name, device, out->device());
   EMBER_CHECK_TYPE(can_cast(out_dtype, out->dtype()),
                    "{}: result type {} can't be cast to the desired output type {}", name,
                    out_dtype, out->dtype());
