@@ -55,6 +55,45 @@ TEST(ReductionLoops, FullSumOfManyFloatsIsAccurate) {
   });
 }
 
+TEST(ReductionLoops, DenseFloatSumsAroundTheFourStreamSplit) {
+  // Dense float32 runs of 4096 and more are read as four quarters side by side, each with its own
+  // cascade (levels carry at 4096 and 65536 elements a quarter), plus a tail of < 64 elements.
+  // Every length around those boundaries, aligned and not, against float64.
+  const std::vector<int64_t> lengths = {4095,  4096,  4097,   4159,   4160,   16383,   16384,
+                                        16447, 16448, 262143, 262144, 262207, 1 << 20, 1000003};
+  Tensor big = sample({1000004}, 11);
+  with_thread_counts([&] {
+    for (int64_t n : lengths) {
+      for (int64_t offset : {0, 1}) {
+        Tensor x = big.slice(0, offset, offset + n);
+        SCOPED_TRACE("n = " + std::to_string(n) + ", offset " + std::to_string(offset));
+        double ref = 0, mag = 0;
+        for (double v : values_of(x)) {
+          ref += v;
+          mag += std::fabs(v);
+        }
+        EXPECT_NEAR(x.sum().item<double>(), ref, 1e-7 * mag);
+      }
+    }
+  });
+}
+
+TEST(ReductionLoops, DenseFloatSumPropagatesNanAndInfFromEveryStreamAndTheTail) {
+  const int64_t n = 16384 + 37;  // four quarters of 4096, then a tail of 37
+  for (int64_t pos :
+       {int64_t(0), int64_t(4095), int64_t(4096 * 2 + 5), int64_t(4096 * 3 + 4095), n - 1}) {
+    SCOPED_TRACE("position " + std::to_string(pos));
+    Tensor x = ones({n});
+    x.data_ptr<float>()[pos] = INFINITY;
+    EXPECT_EQ(x.sum().item<float>(), INFINITY);
+    x.data_ptr<float>()[pos == 0 ? n - 1 : 0] = -INFINITY;
+    EXPECT_TRUE(std::isnan(x.sum().item<float>()));
+    x = ones({n});
+    x.data_ptr<float>()[pos] = NAN;
+    EXPECT_TRUE(std::isnan(x.sum().item<float>()));
+  }
+}
+
 TEST(ReductionLoops, OuterSumOfManyRowsIsAccurate) {
   Tensor x = full({1 << 20, 8}, 0.1f);  // sum over dim 0: vectorised across the 8 columns
   const double expected = double(0.1f) * (1 << 20);
