@@ -39,6 +39,7 @@ using F = __m512;
 #define EMBER_SLEEF(fn, acc) Sleef_##fn##f16_##acc##avx512f
 inline F load(const float* p) { return _mm512_loadu_ps(p); }
 inline void store(float* p, F x) { _mm512_storeu_ps(p, x); }
+inline void stream(float* p, F x) { _mm512_stream_ps(p, x); }  // p 64-byte aligned
 inline F set1(float v) { return _mm512_set1_ps(v); }
 inline F add(F a, F b) { return _mm512_add_ps(a, b); }
 inline F mul(F a, F b) { return _mm512_mul_ps(a, b); }
@@ -72,6 +73,7 @@ using F = __m256;
 #define EMBER_SLEEF(fn, acc) Sleef_##fn##f8_##acc##avx2
 inline F load(const float* p) { return _mm256_loadu_ps(p); }
 inline void store(float* p, F x) { _mm256_storeu_ps(p, x); }
+inline void stream(float* p, F x) { _mm256_stream_ps(p, x); }  // p 32-byte aligned
 inline F set1(float v) { return _mm256_set1_ps(v); }
 inline F add(F a, F b) { return _mm256_add_ps(a, b); }
 inline F mul(F a, F b) { return _mm256_mul_ps(a, b); }
@@ -180,15 +182,24 @@ EMBER_VEC_UNARY(GeluTanhOp,
 #undef EMBER_VEC_UNARY
 #endif  // EMBER_VEC_F32_LANES
 
-/// Runs a vectorised unary op over n dense floats; the tail uses the scalar functor.
+/// Runs a vectorised unary op over n dense floats. The tail goes through the same vector body in
+/// a zero-padded register, so every element gets the same bits wherever a thread's chunk or a
+/// streaming block ends (the scalar functor can differ from SLEEF's by an ulp).
 template <class Op>
-inline void vec_unary_f32(const float* in, float* out, int64_t n, const Op& op) {
+inline void vec_unary_f32(const float* in, float* out, int64_t n, [[maybe_unused]] const Op& op) {
   int64_t i = 0;
 #ifdef EMBER_VEC_F32_LANES
   for (; i + vec::kLanes <= n; i += vec::kLanes)
     vec::store(out + i, VecMath<Op>::apply(vec::load(in + i)));
-#endif
+  if (i < n) {
+    float lanes[vec::kLanes] = {};
+    for (int64_t j = i; j < n; ++j) lanes[j - i] = in[j];
+    vec::store(lanes, VecMath<Op>::apply(vec::load(lanes)));
+    for (int64_t j = i; j < n; ++j) out[j] = lanes[j - i];
+  }
+#else
   for (; i < n; ++i) out[i] = op(in[i]);
+#endif
 }
 
 }  // namespace ember::kernels
