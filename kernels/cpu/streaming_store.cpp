@@ -32,25 +32,27 @@ size_t largest_cache_from_sysfs() {
 }
 
 size_t default_threshold() {
-  static const size_t bytes = [] {
-    if (const size_t sysfs = largest_cache_from_sysfs(); sysfs >= (size_t(1) << 20)) return sysfs;
-    const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    return llc > 0 ? static_cast<size_t>(llc) : size_t(32) << 20;
-  }();
-  return bytes;
+  if (const size_t sysfs = largest_cache_from_sysfs(); sysfs >= (size_t(1) << 20)) return sysfs;
+  const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return llc > 0 ? static_cast<size_t>(llc) : size_t(32) << 20;
 }
 
-std::atomic<size_t> g_override{0};
+// The threshold in force, 0 until first asked: every elementwise call reads it, so it is one
+// relaxed load (no static-local guard); two threads racing to fill it store the same value.
+std::atomic<size_t> g_threshold{0};
 
 }  // namespace
 
 size_t streaming_store_threshold() {
-  const size_t o = g_override.load(std::memory_order_relaxed);
-  return o != 0 ? o : default_threshold();
+  const size_t t = g_threshold.load(std::memory_order_relaxed);
+  if (t != 0) return t;
+  const size_t d = default_threshold();
+  g_threshold.store(d, std::memory_order_relaxed);
+  return d;
 }
 
 void set_streaming_store_threshold(size_t bytes) {
-  g_override.store(bytes, std::memory_order_relaxed);
+  g_threshold.store(bytes != 0 ? bytes : default_threshold(), std::memory_order_relaxed);
 }
 
 }  // namespace ember::kernels

@@ -24,8 +24,8 @@ namespace {
 // Golden data: one runner per op, calling Ember the way the case's `call` line says (argument
 // conventions: tests/golden/generate.py, gen_linalg).
 
-using Outs = std::vector<Tensor>;
-using Runner = std::function<Outs(const GoldenCase&)>;
+using Outs = GoldenOuts;
+using Runner = GoldenRunner;
 
 Outs two(const std::tuple<Tensor, Tensor>& t) { return {std::get<0>(t), std::get<1>(t)}; }
 Scalar sarg(const GoldenCase& c, size_t i, Scalar dflt) {
@@ -112,42 +112,16 @@ std::vector<std::string> runner_names() {
 class LinalgGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LinalgGolden, MatchesPyTorch) {
-  const auto cases = golden_cases_for(golden(), GetParam());
-  ASSERT_FALSE(cases.empty());
-  for (const GoldenCase& c : cases) {
-    SCOPED_TRACE(c.location + " " + c.call);
-    Outs actual;
-    try {
-      actual = runners().at(GetParam())(c);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << c.name << " threw: " << e.what();
-      continue;
-    }
-    ASSERT_EQ(actual.size(), c.outs.size()) << c.name;
-    for (size_t i = 0; i < actual.size(); ++i)
-      expect_close(actual[i], c.outs[i], c.name + " output " + std::to_string(i));
-  }
-}
-
-TEST_P(LinalgGolden, MatchesPyTorchSingleThreaded) {
-  const int saved = get_num_threads();
-  set_num_threads(1);
-  for (const GoldenCase& c : golden_cases_for(golden(), GetParam())) {
-    SCOPED_TRACE(c.location + " " + c.call);
-    Outs actual = runners().at(GetParam())(c);
-    for (size_t i = 0; i < actual.size(); ++i) expect_close(actual[i], c.outs[i], c.name);
-  }
-  set_num_threads(saved);
+  // With 1 and 2 threads: the split-over-threads paths must not change results.
+  ember_test::with_thread_counts(
+      [&] { expect_runner_matches(golden(), GetParam(), runners().at(GetParam())); });
 }
 
 INSTANTIATE_TEST_SUITE_P(Linalg, LinalgGolden, ::testing::ValuesIn(runner_names()),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 TEST(LinalgGoldenCoverage, EveryGoldenOpHasARunner) {
-  std::set<std::string> ops;
-  for (const GoldenCase& c : golden()) ops.insert(c.op());
-  EXPECT_GE(ops.size(), 20u);
-  for (const std::string& op : ops) EXPECT_TRUE(runners().count(op)) << "no runner for " << op;
+  expect_every_op_has_runner(golden(), runners(), 20);
 }
 
 // ---------------------------------------------------------------------------------------------

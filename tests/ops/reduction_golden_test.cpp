@@ -11,6 +11,7 @@
 
 #include "ember/ember.h"
 #include "tests/support/golden.h"
+#include "tests/support/threads.h"
 
 using namespace ember;
 
@@ -20,8 +21,8 @@ namespace {
 // Golden data: one runner per op, calling Ember the way the case's `call` line says (argument
 // conventions: tests/golden/generate.py, gen_reduction).
 
-using Outs = std::vector<Tensor>;
-using Runner = std::function<Outs(const GoldenCase&)>;
+using Outs = GoldenOuts;
+using Runner = GoldenRunner;
 
 Outs two(const std::tuple<Tensor, Tensor>& t) { return {std::get<0>(t), std::get<1>(t)}; }
 bool keepdim(const GoldenCase& c) { return c.has_flag("keepdim"); }
@@ -132,44 +133,16 @@ std::vector<std::string> runner_names() {
 class ReductionGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ReductionGolden, MatchesPyTorch) {
-  const std::string& op = GetParam();
-  auto cases = golden_cases_for(golden(), op);
-  ASSERT_FALSE(cases.empty()) << "no golden case for " << op;
-  for (const GoldenCase& c : cases) {
-    SCOPED_TRACE(c.location + " " + c.call);
-    Outs actual;
-    try {
-      actual = runners().at(op)(c);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << c.name << " threw: " << e.what();
-      continue;
-    }
-    ASSERT_EQ(actual.size(), c.outs.size()) << c.name;
-    for (size_t i = 0; i < actual.size(); ++i)
-      expect_close(actual[i], c.outs[i], c.name + (i ? " (indices)" : ""));
-  }
-}
-
-// The same cases with one thread: the split-over-threads paths must not change results.
-TEST_P(ReductionGolden, MatchesPyTorchSingleThreaded) {
-  const int saved = get_num_threads();
-  set_num_threads(1);
-  for (const GoldenCase& c : golden_cases_for(golden(), GetParam())) {
-    SCOPED_TRACE(c.location + " " + c.call);
-    Outs actual = runners().at(GetParam())(c);
-    for (size_t i = 0; i < actual.size(); ++i) expect_close(actual[i], c.outs[i], c.name);
-  }
-  set_num_threads(saved);
+  // With 1 and 2 threads: the split-over-threads paths must not change results.
+  ember_test::with_thread_counts(
+      [&] { expect_runner_matches(golden(), GetParam(), runners().at(GetParam())); });
 }
 
 INSTANTIATE_TEST_SUITE_P(Reduction, ReductionGolden, ::testing::ValuesIn(runner_names()),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 TEST(ReductionGoldenCoverage, EveryGoldenOpHasARunner) {
-  std::set<std::string> ops;
-  for (const GoldenCase& c : golden()) ops.insert(c.op());
-  EXPECT_GE(ops.size(), 20u);
-  for (const std::string& op : ops) EXPECT_TRUE(runners().count(op)) << "no runner for " << op;
+  expect_every_op_has_runner(golden(), runners(), 20);
 }
 
 }  // namespace

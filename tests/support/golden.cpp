@@ -11,6 +11,7 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
@@ -433,4 +434,32 @@ bool expect_close(const Tensor& actual, const Tensor& expected, double rtol, dou
 bool expect_close(const Tensor& actual, const Tensor& expected, const std::string& what) {
   Tolerance tol = default_tolerance(expected.dtype());
   return expect_close(actual, expected, tol.rtol, tol.atol, what);
+}
+
+void expect_runner_matches(const std::vector<GoldenCase>& cases, const std::string& op,
+                           const GoldenRunner& run) {
+  const std::vector<GoldenCase> mine = golden_cases_for(cases, op);
+  ASSERT_FALSE(mine.empty()) << "no golden case for " << op;
+  for (const GoldenCase& c : mine) {
+    SCOPED_TRACE(c.location + " " + c.call);
+    GoldenOuts actual;
+    try {
+      actual = run(c);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << c.name << " threw: " << e.what();
+      continue;
+    }
+    ASSERT_EQ(actual.size(), c.outs.size()) << c.name;
+    for (size_t i = 0; i < actual.size(); ++i)
+      expect_close(actual[i], c.outs[i], c.name + " output " + std::to_string(i));
+  }
+}
+
+void expect_every_op_has_runner(const std::vector<GoldenCase>& cases,
+                                const std::map<std::string, GoldenRunner>& runners,
+                                size_t min_ops) {
+  std::set<std::string> ops;
+  for (const GoldenCase& c : cases) ops.insert(c.op());
+  EXPECT_GE(ops.size(), min_ops);
+  for (const std::string& op : ops) EXPECT_TRUE(runners.count(op)) << "no runner for " << op;
 }

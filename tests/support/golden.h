@@ -36,6 +36,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -101,3 +103,14 @@ bool expect_close(const ember::Tensor& actual, const ember::Tensor& expected, do
 /// The same with default_tolerance(expected.dtype()).
 bool expect_close(const ember::Tensor& actual, const ember::Tensor& expected,
                   const std::string& what);
+
+/// Families whose ops give several outputs (values and indices, Q and R, ...): one runner per op.
+using GoldenOuts = std::vector<ember::Tensor>;
+using GoldenRunner = std::function<GoldenOuts(const GoldenCase&)>;
+/// Runs every case of `op` through `run` and compares each output with the case's (default
+/// tolerances); a throw fails that case, naming it; `op` without a case fails.
+void expect_runner_matches(const std::vector<GoldenCase>& cases, const std::string& op,
+                           const GoldenRunner& run);
+/// Fails for every op of `cases` that `runners` lacks, and when there are fewer than `min_ops`.
+void expect_every_op_has_runner(const std::vector<GoldenCase>& cases,
+                                const std::map<std::string, GoldenRunner>& runners, size_t min_ops);
