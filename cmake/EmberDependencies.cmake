@@ -1,15 +1,13 @@
 # Third-party libraries, all from Debian 12 packages (tools/install-deps.sh installs them).
 # They are linked privately into libember.so through the interface target ember_deps, so
 # programs that use Ember see only Ember's own headers.
-#   OpenBLAS  (libopenblas-dev)  sgemm/dgemm for mm, bmm, matmul
+#   OpenBLAS  (libopenblas-dev)  sgemm/dgemm for mm, bmm, matmul; its bundled LAPACK for linalg
 #   oneDNN    (libdnnl-dev)      bf16 GEMM; later conv, pooling, norms on the CPU
 #   fmt       (libfmt-dev)       error messages and formatting
-#   Eigen     (libeigen3-dev)    linalg decompositions (header-only)
 #   OpenMP    (libgomp, gcc)     parallel_for
 #   zlib      (zlib1g-dev)       gzip-compressed data sets (Fashion-MNIST IDX files)
 #   SLEEF     (libsleef-dev)     vectorised exp/log/erf/tanh/... for the float32 CPU kernels
 find_package(fmt REQUIRED)
-find_package(Eigen3 REQUIRED NO_MODULE)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(ZLIB REQUIRED)
 find_package(dnnl REQUIRED)
@@ -29,5 +27,5 @@ else()
   message(STATUS "Ember: SLEEF not found; transcendental CPU kernels stay scalar")
 endif()
 target_include_directories(ember_deps SYSTEM INTERFACE ${OPENBLAS_INCLUDE_DIR})
-target_link_libraries(ember_deps INTERFACE fmt::fmt Eigen3::Eigen OpenMP::OpenMP_CXX ZLIB::ZLIB
+target_link_libraries(ember_deps INTERFACE fmt::fmt OpenMP::OpenMP_CXX ZLIB::ZLIB
   DNNL::dnnl ${OPENBLAS_LIBRARY})

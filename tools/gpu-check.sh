@@ -57,7 +57,7 @@ if [ -x tools/install-deps.sh ]; then
 else
   need=()
   for p in build-essential cmake ninja-build pkg-config libopenblas-dev libdnnl-dev libfmt-dev \
-    libeigen3-dev zlib1g-dev libgtest-dev libbenchmark-dev; do
+    zlib1g-dev libgtest-dev libbenchmark-dev; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
   done
   if [ ${#need[@]} -gt 0 ]; then

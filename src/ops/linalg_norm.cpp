@@ -1,7 +1,6 @@
 // ember::linalg::vector_norm and matrix_norm on the CPU. The reduced dims are moved last and made
 // contiguous, so each norm is a loop over dense rows (vector) or dense matrices (matrix). The 2 and
-// nuclear norms take their singular values from svdvals (linalg_decomp.cpp): Eigen's SVD is
-// compiled in that one file only (a second instantiation here cost ~55 s of every build).
+// nuclear norms take their singular values from svdvals (linalg_decomp.cpp, LAPACK's gesdd).
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -129,6 +129,24 @@ TEST(LinalgDecomp, DeterminantsAndMatrixExp) {
   EXPECT_EQ(linalg::det(empty({0, 0}, dtype(kDouble))).item<double>(), 1.0);
 }
 
+TEST(LinalgDecomp, NonFiniteInputsGiveErrorsOrNaNsAsPyTorch) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor A = tensor({{1.0, nan}, {0.5, 2.0}}, dtype(kDouble));
+  expect_error([&] { linalg::svd(A); }, {"linalg.svd", "non-finite"});
+  expect_error(
+      [&] {
+        linalg::svdvals(A.unsqueeze(0).repeat({2, 1, 1}));
+      },
+      {"linalg.svdvals", "(Batch element 0)", "non-finite"});
+  // eigh and cholesky read the lower triangle only: the NaN above the diagonal is never seen.
+  expect_near(linalg::eigvalsh(A), linalg::eigvalsh(A.tril() + A.tril(-1).mT()), "eigh skips U");
+  EXPECT_TRUE(linalg::cholesky(A).isfinite().all().item<bool>());
+  for (const Tensor& r : {linalg::inv(A), linalg::det(A), linalg::matrix_exp(A)})
+    EXPECT_TRUE(r.isnan().all().item<bool>()) << r;
+  Tensor inf = tensor({{1.0, std::numeric_limits<double>::infinity()}, {0.0, 1.0}}, dtype(kDouble));
+  EXPECT_TRUE(linalg::matrix_exp(inf).isnan().all().item<bool>());
+}
+
 TEST(LinalgDecomp, NormsMatchTheirDefinitions) {
   Tensor A = sample({3, 4}, kDouble);
   expect_near(linalg::matrix_norm(A), (A * A).sum().sqrt(), "fro");

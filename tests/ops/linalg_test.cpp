@@ -94,6 +94,16 @@ const std::map<std::string, Runner>& runners() {
          return {std::get<1>(linalg::svd(c.arg(0), false))};
        }},
       {"svdvals", [](const GoldenCase& c) -> Outs { return {linalg::svdvals(c.arg(0))}; }},
+      // The raw factors: both sides call the same LAPACK drivers, so the signs agree too.
+      {"qr_factors",
+       [](const GoldenCase& c) -> Outs { return two(linalg::qr(c.arg(0), c.strs.at(0))); }},
+      {"svd_factors",
+       [](const GoldenCase& c) -> Outs {
+         auto [U, S, Vh] = linalg::svd(c.arg(0), c.has_flag("full"));
+         return {U, S, Vh};
+       }},
+      {"eigh_factors",
+       [](const GoldenCase& c) -> Outs { return two(linalg::eigh(c.arg(0), c.strs.at(0))); }},
   };
   return table;
 }

@@ -1,4 +1,4 @@
-// Matrix products (BLAS-backed) and ember::linalg (Eigen-backed, CPU float32/float64).
+// Matrix products (BLAS-backed) and ember::linalg (LAPACK-backed, CPU float32/float64).
 #pragma once
 
 #include <string>

@@ -10,7 +10,8 @@ from .common import Family, Rng, dn
 #   mm/bmm/matmul/dot/mv/outer(a0, a1); addmm/baddbmm(a0, a1, a2, beta=s0, alpha=s1) (no sargs:
 #   defaults); einsum: str equation, args are the operands.
 #   linalg.*: a0 = A (a1 = B for solve). Cases with flag reduced_outputs store invariants instead of
-#   the raw outputs, since those are unique only up to signs:
+#   the raw outputs, which are unique only up to signs (qr_factors, svd_factors and eigh_factors store
+#   them raw: Ember and torch call the same LAPACK drivers):
 #     qr: out0 = Q @ R (== A), out1 = |R|        eigh: out0 = eigenvalues (ascending)
 #     svd: out0 = S (descending)                 slogdet: out0 = sign, out1 = logabsdet
 #   matrix_norm: str fro|nuc, or sarg ord; dims: ilist (absent: (-2, -1)). vector_norm: sarg ord,
@@ -29,9 +30,9 @@ def spd(r, shape, dt):
 
 
 def gen_linalg():
-    fam = Family("linalg", ["Matrix products and torch.linalg. QR: R's row signs are not unique "
-                            "(LAPACK vs Eigen may differ), so qr cases store A, Q@R and |R|; eigh "
-                            "and svd store only the spectra."])
+    fam = Family("linalg", ["Matrix products and torch.linalg. The qr, eigh and svd cases store "
+                            "invariants (Q@R and |R|, spectra); the *_factors cases store the "
+                            "factors themselves (same LAPACK drivers on both sides)."])
     F2 = (torch.float32, torch.float64)
     for dt in F2:
         t = dn(dt)
@@ -175,4 +176,37 @@ def gen_linalg():
             fam.case(f"svd/{tag}_{t}", "torch.linalg.svd(a0, full_matrices=False).S", [A],
                      flags=["reduced_outputs"])
             fam.case(f"svdvals/{tag}_{t}", "torch.linalg.svdvals(a0)", [A])
+
+    # The factors themselves. Ember and Debian's torch both call LAPACK (OpenBLAS's copy here) with
+    # the same drivers, so Q/R, U/Vh and the eigenvectors agree down to their signs.
+    for dt in F2:
+        t = dn(dt)
+        r = Rng(f"factors_{t}")
+        for shape, tag in (((5, 3), "tall"), ((3, 5), "wide"), ((2, 4, 3), "batched")):
+            A = r.uniform(list(shape), -2, 2, dt)
+            for mode in ("reduced", "complete", "r"):
+                fam.case(f"qr_factors/{tag}_{mode}_{t}", "torch.linalg.qr(a0, mode=q0)", [A],
+                         strs=[mode])
+        fam.case(f"qr_factors/no_columns_{t}", "torch.linalg.qr(a0, mode=q0)",
+                 [torch.empty(3, 0, dtype=dt)], strs=["complete"], note="Q is the identity")
+        for shape, tag in (((5, 3), "tall"), ((3, 5), "wide"), ((2, 4, 4), "batched")):
+            A = r.uniform(list(shape), -2, 2, dt)
+            fam.case(f"svd_factors/{tag}_{t}", "torch.linalg.svd(a0, full_matrices=False)", [A])
+            fam.case(f"svd_factors/{tag}_full_{t}", "torch.linalg.svd(a0, full_matrices=True)",
+                     [A], flags=["full"])
+        for uplo in ("L", "U"):
+            S = spd(r, [4, 4], dt) - 4 * torch.eye(4, dtype=dt)
+            fam.case(f"eigh_factors/{uplo}_{t}", "torch.linalg.eigh(a0, UPLO=q0)", [S],
+                     strs=[uplo])
+        fam.case(f"eigh_factors/batched_{t}", "torch.linalg.eigh(a0, UPLO=q0)",
+                 [spd(r, [2, 3, 3], dt)], strs=["L"])
+        # One case per Padé degree (||A||_1 up to 0.015, 0.25, 0.95, 2.1, 5.4) and two that square.
+        for norm in (0.01, 0.2, 0.9, 2.0, 5.0, 12.0, 60.0):
+            A = r.uniform([4, 4], -1, 1, torch.float64)
+            A = A * (norm / A.abs().sum(0).max())
+            fam.case(f"matrix_exp/norm{norm:g}_{t}", "torch.linalg.matrix_exp(a0)",
+                     [A.to(dt)], ref="torch.linalg.matrix_exp(a0.double()).to(a0.dtype)",
+                     note=f"||A||_1 = {norm:g}; expected values computed in float64 and rounded "
+                     "(torch's float32 squarings drift 2.5e-6 at norm 60; Ember computes in "
+                     "float64)")
     return fam

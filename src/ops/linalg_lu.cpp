@@ -1,0 +1,224 @@
+// ember::linalg's LU- and Cholesky-based ops on the CPU through LAPACK (float32/float64, batched
+// over the leading dims, broadcast for solve): inv (getrf + getri), solve (getrf + getrs),
+// cholesky (potrf), det and slogdet (getrf). As in linalg_decomp.cpp, each matrix is copied into
+// a column-major buffer for LAPACK, and the error texts follow PyTorch's, which calls the same
+// routines: getrf's info is the first exactly-zero pivot, potrf's the order of the first leading
+// minor that is not positive-definite.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "ember/ops/factory.h"
+#include "ember/ops/linalg.h"
+#include "ember/ops/shape.h"
+#include "src/autograd/derivatives/linalg.h"
+#include "src/ops/lapack.h"
+#include "src/ops/linalg_common.h"
+
+namespace ember::linalg {
+using namespace detail;
+
+Tensor inv(const Tensor& A) {
+  check_matrix("linalg.inv", A, true);
+  autograd::OpRecording rec(A);
+  const bool batched = A.dim() > 2;
+  Tensor out = empty(A.sizes(), A.options());
+  const Tensor Ac = A.contiguous();
+  visit_float(A.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<int> pivots(static_cast<size_t>(std::max<int64_t>(A.size(-1), 1)));
+    std::vector<T> work(1);
+    for_each_matrix<T>(Ac, [&](int64_t b, ColMajor<T>& a) {
+      if (a.rows == 0) return;
+      // getrf's info is the 1-based index of the first exactly-zero pivot.
+      const int zero = lapack::getrf(a.rows, a.cols, a.ptr(), a.ld, pivots.data());
+      check_lapack_call("linalg.inv", "getrf", zero);
+      EMBER_CHECK(zero == 0,
+                  "linalg.inv: {}The diagonal element {} is zero, the inversion could not be "
+                  "completed because the input matrix is singular.",
+                  batch_prefix(b, batched), zero);
+      T query{};
+      check_lapack_call("linalg.inv", "getri",
+                        lapack::getri(a.rows, a.ptr(), a.ld, pivots.data(), &query, -1));
+      work.resize(std::max(work.size(), static_cast<size_t>(workspace_size(query))));
+      check_lapack_call("linalg.inv", "getri",
+                        lapack::getri(a.rows, a.ptr(), a.ld, pivots.data(), work.data(),
+                                      static_cast<int>(work.size())));
+      store(a, out, b);
+    });
+  });
+  if (rec) autograd::derivatives::linalg_inv(out, A);
+  return out;
+}
+
+namespace {
+// Element offsets of each batch item of contiguous `t` inside the broadcast `batch` shape.
+std::vector<int64_t> broadcast_offsets(const Tensor& t, int64_t tail_dims, IntArrayRef batch) {
+  const int64_t tb = t.dim() - tail_dims, nb = static_cast<int64_t>(batch.size());
+  DimVector strides(batch.size(), 0);
+  for (int64_t i = 0; i < tb; ++i)
+    if (t.size(i) != 1) strides[static_cast<size_t>(nb - tb + i)] = t.stride(i);
+  std::vector<int64_t> offsets(static_cast<size_t>(batch_count(batch)));
+  DimVector idx(batch.size(), 0);
+  for (size_t k = 0; k < offsets.size(); ++k) {
+    int64_t off = 0;
+    for (size_t d = 0; d < batch.size(); ++d) off += idx[d] * strides[d];
+    offsets[k] = off;
+    for (size_t d = batch.size(); d-- > 0;) {
+      if (++idx[d] < batch[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return offsets;
+}
+}  // namespace
+
+Tensor solve(const Tensor& A, const Tensor& B) {
+  check_matrix("linalg.solve", A, true);
+  check_input("linalg.solve", B, "B");
+  EMBER_CHECK_TYPE(A.dtype() == B.dtype(),
+                   "linalg.solve: expected A and B to have the same dtype, but got {} and {}",
+                   A.dtype(), B.dtype());
+  const int64_t n = A.size(-1);
+  // B is a (batch of) vector(s) when 1-D, or when it is A's shape without the last dim.
+  const bool vector_case =
+      B.dim() == 1 || (B.dim() == A.dim() - 1 && B.sizes() == A.sizes().slice(0, A.dim() - 1));
+  EMBER_CHECK(vector_case || B.dim() >= 2,
+              "linalg.solve: B must be a vector or a (batch of) matrices, but got a {}-D tensor",
+              B.dim());
+  const int64_t b_rows = vector_case ? B.size(-1) : B.size(-2);
+  EMBER_CHECK(b_rows == n,
+              "linalg.solve: Incompatible shapes of A and B for the equation AX = B ({} and {}). "
+              "Hint: B.size({}) must equal A.size(-1)",
+              A.sizes(), B.sizes(), vector_case ? -1 : -2);
+  // The solve is of matrices; a vector B is unsqueezed first and the result squeezed after, both
+  // recorded as views, so the solve's own formula only sees the matrix case.
+  const Tensor Bm = vector_case ? B.unsqueeze(-1) : B;  // (*, n, k)
+  check_lapack_size("linalg.solve", Bm, "B");
+  const int64_t k = Bm.size(-1);
+  const DimVector batch =
+      broadcast_shape(batch_shape(A), Bm.sizes().slice(0, Bm.dim() - 2), "linalg.solve");
+  const bool batched = !batch.empty();
+  Tensor X = empty(with_matrix(batch, {n, k}), A.options());
+  {
+    autograd::OpRecording rec(A, Bm);
+    const Tensor Ac = A.contiguous(), Bc = Bm.contiguous();
+    const std::vector<int64_t> a_off = broadcast_offsets(Ac, 2, batch);
+    const std::vector<int64_t> b_off = broadcast_offsets(Bc, 2, batch);
+    visit_float(A.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      std::vector<int> pivots(static_cast<size_t>(std::max<int64_t>(n, 1)));
+      for (size_t i = 0; i < a_off.size(); ++i) {
+        if (n == 0) break;
+        ColMajor<T> a(n, n), rhs(n, k);
+        load(Ac.data_ptr<T>() + a_off[i], n, n, a);
+        load(Bc.data_ptr<T>() + b_off[i], n, k, rhs);
+        const int zero = lapack::getrf(a.rows, a.cols, a.ptr(), a.ld, pivots.data());
+        check_lapack_call("linalg.solve", "getrf", zero);
+        EMBER_CHECK(zero == 0,
+                    "linalg.solve: {}The solver failed because the input matrix is singular.",
+                    batch_prefix(static_cast<int64_t>(i), batched));
+        if (k > 0)
+          check_lapack_call("linalg.solve", "getrs",
+                            lapack::getrs('N', a.rows, rhs.cols, a.ptr(), a.ld, pivots.data(),
+                                          rhs.ptr(), rhs.ld));
+        store(rhs, X, static_cast<int64_t>(i));
+      }
+    });
+    if (rec) autograd::derivatives::linalg_solve(X, A, Bm);
+  }
+  return vector_case ? X.squeeze(-1) : X;
+}
+
+Tensor cholesky(const Tensor& A, bool upper) {
+  check_matrix("linalg.cholesky", A, true);
+  autograd::OpRecording rec(A);
+  const bool batched = A.dim() > 2;
+  const int64_t n = A.size(-1);
+  Tensor out = empty(A.sizes(), A.options());
+  const Tensor Ac = A.contiguous();
+  visit_float(A.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    for_each_matrix<T>(Ac, [&](int64_t b, ColMajor<T>& a) {
+      if (n == 0) return;
+      // Reads the lower triangle; info is the order of the first leading minor that is not
+      // positive-definite.
+      const int order = lapack::potrf('L', a.rows, a.ptr(), a.ld);
+      check_lapack_call("linalg.cholesky", "potrf", order);
+      EMBER_CHECK(order == 0,
+                  "linalg.cholesky: {}The factorization could not be completed because the input "
+                  "is not positive-definite (the leading minor of order {} is not "
+                  "positive-definite).",
+                  batch_prefix(b, batched), order);
+      T* dst = out.data_ptr<T>() + b * n * n;
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          dst[i * n + j] = upper ? (i <= j ? a(j, i) : T(0)) : (j <= i ? a(i, j) : T(0));
+    });
+  });
+  if (rec) autograd::derivatives::linalg_cholesky(out, A, upper);
+  return out;
+}
+
+namespace {
+// sign and log|det|, or det, from one LU factorisation: det = sign(P) · Π U_ii. A singular matrix
+// is no error here (getrf's info > 0): its determinant is 0.
+template <class T>
+void lu_det(ColMajor<T>& a, std::vector<int>& pivots, T* sign, T* logabs, T* det) {
+  if (a.rows == 0) {
+    if (sign) *sign = 1, *logabs = 0;
+    if (det) *det = 1;
+    return;
+  }
+  pivots.resize(static_cast<size_t>(a.rows));
+  check_lapack_call("linalg.det", "getrf",
+                    lapack::getrf(a.rows, a.cols, a.ptr(), a.ld, pivots.data()));
+  T permutation = 1, s = 1, la = 0, product = 1;
+  for (int i = 0; i < a.rows; ++i) {
+    if (pivots[static_cast<size_t>(i)] != i + 1) permutation = -permutation;  // a row swap
+    const T d = a(i, i);
+    product *= d;
+    if (d < 0) s = -s;
+    if (d == 0) s = 0;
+    if (logabs) la += std::log(std::abs(d));
+  }
+  s *= permutation;
+  if (sign) *sign = s, *logabs = s == 0 ? -std::numeric_limits<T>::infinity() : la;
+  if (det) *det = permutation * product;
+}
+}  // namespace
+
+Tensor det(const Tensor& A) {
+  check_matrix("linalg.det", A, true);
+  autograd::OpRecording rec(A);
+  Tensor out = empty(batch_shape(A), A.options());
+  const Tensor Ac = A.contiguous();
+  visit_float(A.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* o = out.data_ptr<T>();
+    std::vector<int> pivots;
+    for_each_matrix<T>(
+        Ac, [&](int64_t b, ColMajor<T>& a) { lu_det<T>(a, pivots, nullptr, nullptr, o + b); });
+  });
+  if (rec) autograd::derivatives::linalg_det(out, A);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> slogdet(const Tensor& A) {
+  check_matrix("linalg.slogdet", A, true);
+  autograd::OpRecording rec(A);
+  Tensor sign = empty(batch_shape(A), A.options()), logabs = empty(batch_shape(A), A.options());
+  const Tensor Ac = A.contiguous();
+  visit_float(A.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* s = sign.data_ptr<T>();
+    T* l = logabs.data_ptr<T>();
+    std::vector<int> pivots;
+    for_each_matrix<T>(
+        Ac, [&](int64_t b, ColMajor<T>& a) { lu_det<T>(a, pivots, s + b, l + b, nullptr); });
+  });
+  if (rec) autograd::derivatives::linalg_slogdet(sign, logabs, A);
+  return {sign, logabs};
+}
+
+}  // namespace ember::linalg
