@@ -17,10 +17,6 @@ using namespace ember_cuda_test;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
-
 // Small integers in [-3, 3] (bool: a pattern) with many ties, deterministic.
 Tensor tied(IntArrayRef shape, ScalarType t) {
   int64_t n = 1;

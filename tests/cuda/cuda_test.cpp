@@ -11,11 +11,7 @@
 using namespace ember;
 using namespace ember_cuda_test;
 
-namespace {
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
-}  // namespace
+namespace {}  // namespace
 
 // Runs everywhere: without a GPU the queries report none and a CUDA tensor is an Error, not a
 // crash; with one, a CUDA tensor just works.

@@ -57,6 +57,11 @@ inline void expect_matches_cpu(const ember::Tensor& cpu_result, const ember::Ten
       << what << " (" << cpu_result.dtype() << ")\ncpu:  " << a << "\ncuda: " << b;
 }
 
+/// Whether `part` occurs in `s` (error-text checks).
+inline bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
 /// Values for an op test of `dtype`: floats span [-3, 3] (zero and both signs included), signed
 /// integers [-5, 5], uint8 [0, 10], bool alternates.
 inline ember::Tensor sample(ember::ScalarType dtype, int64_t n = 97) {

@@ -7,34 +7,13 @@
 #include <limits>
 
 #include "ember/ember.h"
+#include "tests/ops/linalg_test_util.h"
 #include "tests/support/golden.h"
 
 using namespace ember;
+using namespace linalg_test;
 
 namespace {
-
-template <class E = Error, class F>
-void expect_error(F&& f, std::initializer_list<const char*> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an error mentioning " << *parts.begin();
-  } catch (const E& e) {
-    const std::string msg = e.what();
-    for (const char* p : parts)
-      EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-  }
-}
-
-std::vector<int64_t> shape_of(const Tensor& t) {
-  return std::vector<int64_t>(t.sizes().begin(), t.sizes().end());
-}
-
-Tensor sample(std::vector<int64_t> shape, ScalarType dtype = kDouble, uint64_t seed = 1) {
-  Generator g(seed);
-  return randn(shape, g, TensorOptions().dtype(dtype));
-}
 
 Tensor eye_like(int64_t n) { return eye(n, TensorOptions().dtype(kDouble)); }
 void expect_near(const Tensor& a, const Tensor& b, const std::string& what, double tol = 1e-10) {

@@ -13,10 +13,12 @@
 
 #include "ember/ember.h"
 #include "kernels/cpu/gemm_cpu.h"
+#include "tests/ops/linalg_test_util.h"
 #include "tests/support/golden.h"
 #include "tests/support/threads.h"
 
 using namespace ember;
+using namespace linalg_test;
 
 namespace {
 
@@ -136,29 +138,6 @@ TEST(LinalgGoldenCoverage, EveryGoldenOpHasARunner) {
 
 // ---------------------------------------------------------------------------------------------
 // Helpers for the behaviour tests.
-
-template <class E = Error, class F>
-void expect_error(F&& f, std::initializer_list<const char*> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an error mentioning " << *parts.begin();
-  } catch (const E& e) {
-    const std::string msg = e.what();
-    for (const char* p : parts)
-      EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-  }
-}
-
-std::vector<int64_t> shape_of(const Tensor& t) {
-  return std::vector<int64_t>(t.sizes().begin(), t.sizes().end());
-}
-
-Tensor sample(std::vector<int64_t> shape, ScalarType dtype = kFloat, uint64_t seed = 1) {
-  Generator g(seed);
-  return randn(shape, g, TensorOptions().dtype(dtype));
-}
 
 // float64 reference of a (batch of) 2-D product, computed with plain loops.
 Tensor ref_mm(const Tensor& a, const Tensor& b) {

@@ -8,27 +8,16 @@
 #include <string>
 
 #include "ember/ember.h"
+#include "tests/ops/shape_test_util.h"
 #include "tests/support/expect_error.h"
 #include "tests/support/golden.h"
 
 using namespace ember;
+using namespace shape_test;
 
 namespace {
 
 using ember_test::expect_error;
-
-Tensor ar(IntArrayRef shape, ScalarType dtype = kFloat) {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  return arange(n, kLong).to(dtype).view(shape);
-}
-
-bool same_storage(const Tensor& a, const Tensor& b) {
-  return a.unsafeGetTensorImpl()->storage() == b.unsafeGetTensorImpl()->storage();
-}
-
-using V = std::vector<int64_t>;
-V vec(IntArrayRef a) { return a.vec(); }
 
 const ScalarType kAllTypes[] = {kByte, kChar,  kShort,  kInt,  kLong,
                                 kHalf, kFloat, kDouble, kBool, kBFloat16};
