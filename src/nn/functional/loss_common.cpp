@@ -21,8 +21,6 @@ Tensor reduce(const Tensor& loss, Reduction r) {
   EMBER_FAIL("loss reduction: kBatchMean is only defined for kl_div");
 }
 
-std::string describe(const Tensor& t) { return fmt::format("{} {}", t.sizes(), t.scalar_type()); }
-
 Tensor widen(const Tensor& t) {
   return t.defined() && is_reduced_float(t.scalar_type()) ? t.to(kFloat) : t;
 }

@@ -9,6 +9,7 @@
 #include "ember/core/tensor.h"
 #include "ember/nn/enum.h"
 #include "src/core/check.h"
+#include "src/nn/functional/layer_checks.h"
 
 namespace ember::nn::functional::detail {
 
@@ -31,8 +32,9 @@ Reduction reduction_of(const std::variant<Tags...>& r) {
 /// kNone: the losses as they are; kMean: their mean (nan when empty); kSum: their sum.
 Tensor reduce(const Tensor& loss, Reduction r);
 
-/// "[4, 10] float32".
-std::string describe(const Tensor& t);
+/// "[4, 10] float32" (the layer functionals' helper: one function, whichever namespace a file
+/// uses).
+using layer::describe;
 
 /// float16/bfloat16 are computed in float32 (PyTorch's kernels accumulate in float too), other
 /// dtypes as they are; narrow_to rounds a result back to the input's dtype.
