@@ -130,10 +130,16 @@ void for_each_matrix(const Tensor& Ac, F&& f, int64_t cols = -1) {
   }
 }
 
-// LAPACK's optimal workspace size, as returned in work[0] by an lwork = -1 query.
+// LAPACK's optimal workspace size, as returned in work[0] by an lwork = -1 query. LP64 LAPACK
+// counts it in an int: a matrix whose workspace does not fit (gesdd at n > ~23000) is an Error.
 template <class T>
-int workspace_size(T query) {
-  return std::max(1, static_cast<int>(std::ceil(static_cast<double>(query))));
+int workspace_size(const char* op, T query) {
+  const double size = std::ceil(static_cast<double>(query));
+  EMBER_CHECK(size <= INT_MAX,
+              "{}: the matrix is too large for LAPACK: it needs a workspace of {} elements, and "
+              "LAPACK (32-bit integers) takes at most {}",
+              op, size, INT_MAX);
+  return std::max(1, static_cast<int>(size));
 }
 
 // LAPACK's info < 0 means an argument was wrong: a bug here, not bad input.

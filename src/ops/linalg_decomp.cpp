@@ -50,7 +50,7 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
           T query{};
           check_lapack_call("linalg.qr", "geqrf",
                             lapack::geqrf(mi, ni, a.ptr(), a.ld, tau.data(), &query, -1));
-          work.resize(static_cast<size_t>(workspace_size(query)));
+          work.resize(static_cast<size_t>(workspace_size("linalg.qr", query)));
           check_lapack_call("linalg.qr", "geqrf",
                             lapack::geqrf(mi, ni, a.ptr(), a.ld, tau.data(), work.data(),
                                           static_cast<int>(work.size())));
@@ -62,7 +62,8 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
           const int qc = static_cast<int>(q_cols);
           check_lapack_call("linalg.qr", "orgqr",
                             lapack::orgqr(mi, qc, ki, a.ptr(), a.ld, tau.data(), &query, -1));
-          work.resize(std::max(work.size(), static_cast<size_t>(workspace_size(query))));
+          work.resize(
+              std::max(work.size(), static_cast<size_t>(workspace_size("linalg.qr", query))));
           check_lapack_call("linalg.qr", "orgqr",
                             lapack::orgqr(mi, qc, ki, a.ptr(), a.ld, tau.data(), work.data(),
                                           static_cast<int>(work.size())));
@@ -116,7 +117,7 @@ void svd_impl(const char* op, const Tensor& A, bool want_uv, bool full, Tensor* 
       check_lapack_call(op, "gesdd",
                         lapack::gesdd(jobz, mi, ni, a.ptr(), a.ld, s_out + b * k, u.ptr(), u.ld,
                                       vt.ptr(), vt.ld, &query, -1, iwork.data()));
-      work.resize(std::max(work.size(), static_cast<size_t>(workspace_size(query))));
+      work.resize(std::max(work.size(), static_cast<size_t>(workspace_size(op, query))));
       const int info =
           lapack::gesdd(jobz, mi, ni, a.ptr(), a.ld, s_out + b * k, u.ptr(), u.ld, vt.ptr(), vt.ld,
                         work.data(), static_cast<int>(work.size()), iwork.data());
@@ -164,7 +165,7 @@ void eigh_impl(const char* op, const Tensor& A, std::string_view UPLO, bool vect
       check_lapack_call(
           op, "syevd",
           lapack::syevd(jobz, UPLO[0], ni, a.ptr(), a.ld, l_out + b * n, &query, -1, &iquery, -1));
-      work.resize(std::max(work.size(), static_cast<size_t>(workspace_size(query))));
+      work.resize(std::max(work.size(), static_cast<size_t>(workspace_size(op, query))));
       iwork.resize(std::max(iwork.size(), static_cast<size_t>(std::max(iquery, 1))));
       const int info = lapack::syevd(jobz, UPLO[0], ni, a.ptr(), a.ld, l_out + b * n, work.data(),
                                      static_cast<int>(work.size()), iwork.data(),

@@ -40,7 +40,7 @@ Tensor inv(const Tensor& A) {
       T query{};
       check_lapack_call("linalg.inv", "getri",
                         lapack::getri(a.rows, a.ptr(), a.ld, pivots.data(), &query, -1));
-      work.resize(std::max(work.size(), static_cast<size_t>(workspace_size(query))));
+      work.resize(std::max(work.size(), static_cast<size_t>(workspace_size("linalg.inv", query))));
       check_lapack_call("linalg.inv", "getri",
                         lapack::getri(a.rows, a.ptr(), a.ld, pivots.data(), work.data(),
                                       static_cast<int>(work.size())));
