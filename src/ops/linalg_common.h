@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ember/core/tensor.h"
@@ -130,16 +133,33 @@ void for_each_matrix(const Tensor& Ac, F&& f, int64_t cols = -1) {
   }
 }
 
-// LAPACK's optimal workspace size, as returned in work[0] by an lwork = -1 query. LP64 LAPACK
-// counts it in an int: a matrix whose workspace does not fit (gesdd at n > ~23000) is an Error.
+// The workspace to pass LAPACK: the optimal size from an lwork = -1 query, never below the
+// routine's documented minimum (computed here in 64 bits). LP64 LAPACK counts workspaces in 32-bit
+// ints, and past INT_MAX its own size arithmetic wraps (a wrapped query looks small, and the
+// routine then writes past the buffer), so a matrix whose workspace may not fit is an Error.
+// `headroom` covers the blocked algorithms' extra (panel widths x dims) above the minimum.
+// A float query is bumped one ulp first: ssyevd returns its exact minimum, and above 2^24 the
+// float rounds it down.
 template <class T>
-int workspace_size(const char* op, T query) {
-  const double size = std::ceil(static_cast<double>(query));
-  EMBER_CHECK(size <= INT_MAX,
-              "{}: the matrix is too large for LAPACK: it needs a workspace of {} elements, and "
-              "LAPACK (32-bit integers) takes at most {}",
-              op, size, INT_MAX);
-  return std::max(1, static_cast<int>(size));
+std::optional<int> lapack_workspace(T query, int64_t minimum, int64_t headroom = 0) {
+  if (minimum + headroom > INT_MAX) return std::nullopt;
+  // float queries only: a double holds every int exactly.
+  const T bumped =
+      std::is_same_v<T, float> ? std::nextafter(query, std::numeric_limits<T>::infinity()) : query;
+  const double optimal = std::ceil(static_cast<double>(bumped));
+  return static_cast<int>(std::max<int64_t>(
+      std::max<int64_t>(minimum, 1),
+      optimal <= static_cast<double>(INT_MAX) ? static_cast<int64_t>(optimal) : INT_MAX));
+}
+
+template <class T>
+int workspace_size(const char* op, T query, int64_t minimum, int64_t headroom = 0) {
+  const std::optional<int> size = lapack_workspace(query, minimum, headroom);
+  EMBER_CHECK(size.has_value(),
+              "{}: the matrix is too large for LAPACK: it needs a workspace of at least {} "
+              "elements, and LAPACK (32-bit integers) takes at most {}",
+              op, minimum, INT_MAX);
+  return *size;
 }
 
 // LAPACK's info < 0 means an argument was wrong: a bug here, not bad input.

@@ -11,6 +11,8 @@
 // against the O(n³) factorisation. Batches run one matrix after another (an error in one batch
 // element must be thrown from this thread, not from inside an OpenMP region); LAPACK itself runs
 // on OpenBLAS's threads.
+#include <cctype>
+
 #include "ember/ops/factory.h"
 #include "ember/ops/linalg.h"
 #include "src/autograd/derivatives/linalg.h"
@@ -50,7 +52,7 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
           T query{};
           check_lapack_call("linalg.qr", "geqrf",
                             lapack::geqrf(mi, ni, a.ptr(), a.ld, tau.data(), &query, -1));
-          work.resize(static_cast<size_t>(workspace_size("linalg.qr", query)));
+          work.resize(static_cast<size_t>(workspace_size("linalg.qr", query, n, (m + n) * 64)));
           check_lapack_call("linalg.qr", "geqrf",
                             lapack::geqrf(mi, ni, a.ptr(), a.ld, tau.data(), work.data(),
                                           static_cast<int>(work.size())));
@@ -62,8 +64,8 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
           const int qc = static_cast<int>(q_cols);
           check_lapack_call("linalg.qr", "orgqr",
                             lapack::orgqr(mi, qc, ki, a.ptr(), a.ld, tau.data(), &query, -1));
-          work.resize(
-              std::max(work.size(), static_cast<size_t>(workspace_size("linalg.qr", query))));
+          work.resize(std::max(work.size(), static_cast<size_t>(workspace_size(
+                                                "linalg.qr", query, q_cols, (m + q_cols) * 64))));
           check_lapack_call("linalg.qr", "orgqr",
                             lapack::orgqr(mi, qc, ki, a.ptr(), a.ld, tau.data(), work.data(),
                                           static_cast<int>(work.size())));
@@ -92,6 +94,11 @@ void svd_impl(const char* op, const Tensor& A, bool want_uv, bool full, Tensor* 
   }
   const Tensor Ac = A.contiguous();
   const char jobz = !want_uv ? 'N' : full ? 'A' : 'S';
+  // gesdd's documented minimum workspace (LAPACK 3.x) for this jobz.
+  const int64_t mx = std::max(m, n);
+  const int64_t gesdd_min_work = jobz == 'N'   ? 3 * k + std::max(mx, 7 * k)
+                                 : jobz == 'S' ? 4 * k * k + 7 * k
+                                               : 4 * k * k + 6 * k + mx;
   visit_float(A.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* s_out = S->data_ptr<T>();
@@ -107,25 +114,27 @@ void svd_impl(const char* op, const Tensor& A, bool want_uv, bool full, Tensor* 
         }
         return;
       }
-      // As PyTorch: gesdd cannot converge on inf/NaN, and says so only as info > 0.
-      EMBER_CHECK(std::all_of(a.data.begin(), a.data.end(), [](T x) { return std::isfinite(x); }),
-                  "{}: {}The algorithm failed to converge because the input matrix contained "
-                  "non-finite values.",
-                  op, batch_prefix(b, batched));
+      // As PyTorch (which sees gesdd reject the NaN max-norm): a NaN is an Error, an inf gives
+      // NaN results. PyTorch names the op linalg.svd for svdvals too.
+      EMBER_CHECK(std::none_of(a.data.begin(), a.data.end(), [](T x) { return std::isnan(x); }),
+                  "linalg.svd: {}The algorithm failed to converge because the input matrix "
+                  "contained non-finite values.",
+                  batch_prefix(b, batched));
       const int mi = a.rows, ni = static_cast<int>(n);
       T query{};
       check_lapack_call(op, "gesdd",
                         lapack::gesdd(jobz, mi, ni, a.ptr(), a.ld, s_out + b * k, u.ptr(), u.ld,
                                       vt.ptr(), vt.ld, &query, -1, iwork.data()));
-      work.resize(std::max(work.size(), static_cast<size_t>(workspace_size(op, query))));
+      work.resize(std::max(work.size(), static_cast<size_t>(workspace_size(
+                                            op, query, gesdd_min_work, (m + n) * 64))));
       const int info =
           lapack::gesdd(jobz, mi, ni, a.ptr(), a.ld, s_out + b * k, u.ptr(), u.ld, vt.ptr(), vt.ld,
                         work.data(), static_cast<int>(work.size()), iwork.data());
       check_lapack_call(op, "gesdd", info);
       EMBER_CHECK(info == 0,
-                  "{}: {}The algorithm failed to converge because the input matrix is "
+                  "linalg.svd: {}The algorithm failed to converge because the input matrix is "
                   "ill-conditioned or has too many repeated singular values (error code: {}).",
-                  op, batch_prefix(b, batched), info);
+                  batch_prefix(b, batched), info);
       if (want_uv) {
         store(u, *U, b);
         store(vt, *Vh, b);
@@ -134,9 +143,12 @@ void svd_impl(const char* op, const Tensor& A, bool want_uv, bool full, Tensor* 
   });
 }
 
-void check_uplo(const char* op, std::string_view UPLO) {
-  EMBER_CHECK_VALUE(UPLO == "L" || UPLO == "U", "{}: UPLO must be 'L' or 'U', but got '{}'", op,
-                    UPLO);
+// 'L' or 'U', either case (PyTorch upper-cases the argument).
+char check_uplo(const char* op, std::string_view UPLO) {
+  const char c = UPLO.size() == 1 ? static_cast<char>(std::toupper(UPLO[0])) : '?';
+  EMBER_CHECK_VALUE(c == 'L' || c == 'U', "{}: Expected UPLO argument to be 'L' or 'U', but got {}",
+                    op, UPLO);
+  return c;
 }
 
 // Eigenvalues (ascending) and, when wanted, eigenvectors through LAPACK's syevd, reading only the
@@ -144,7 +156,7 @@ void check_uplo(const char* op, std::string_view UPLO) {
 void eigh_impl(const char* op, const Tensor& A, std::string_view UPLO, bool vectors, Tensor* L,
                Tensor* V) {
   check_matrix(op, A, true);
-  check_uplo(op, UPLO);
+  const char uplo = check_uplo(op, UPLO);
   const int64_t n = A.size(-1);
   const DimVector batch = batch_shape(A);
   const bool batched = !batch.empty();
@@ -164,17 +176,21 @@ void eigh_impl(const char* op, const Tensor& A, std::string_view UPLO, bool vect
       int iquery = 0;
       check_lapack_call(
           op, "syevd",
-          lapack::syevd(jobz, UPLO[0], ni, a.ptr(), a.ld, l_out + b * n, &query, -1, &iquery, -1));
-      work.resize(std::max(work.size(), static_cast<size_t>(workspace_size(op, query))));
-      iwork.resize(std::max(iwork.size(), static_cast<size_t>(std::max(iquery, 1))));
-      const int info = lapack::syevd(jobz, UPLO[0], ni, a.ptr(), a.ld, l_out + b * n, work.data(),
+          lapack::syevd(jobz, uplo, ni, a.ptr(), a.ld, l_out + b * n, &query, -1, &iquery, -1));
+      // syevd's documented minimums: its query returns exactly these.
+      const int64_t min_work = vectors ? 1 + 6 * n + 2 * n * n : 2 * n + 1;
+      const int64_t min_iwork = vectors ? 3 + 5 * n : 1;
+      work.resize(std::max(work.size(), static_cast<size_t>(workspace_size(op, query, min_work))));
+      iwork.resize(std::max(iwork.size(), static_cast<size_t>(std::max<int64_t>(
+                                              {static_cast<int64_t>(iquery), min_iwork, 1}))));
+      const int info = lapack::syevd(jobz, uplo, ni, a.ptr(), a.ld, l_out + b * n, work.data(),
                                      static_cast<int>(work.size()), iwork.data(),
                                      static_cast<int>(iwork.size()));
       check_lapack_call(op, "syevd", info);
       EMBER_CHECK(info == 0,
-                  "{}: {}the algorithm failed to converge because the input matrix is "
-                  "ill-conditioned or has too many repeated eigenvalues",
-                  op, batch_prefix(b, batched));
+                  "{}: {}The algorithm failed to converge because the input matrix is "
+                  "ill-conditioned or has too many repeated eigenvalues (error code: {}).",
+                  op, batch_prefix(b, batched), info);
       if (vectors) store(a, *V, b);
     });
   });

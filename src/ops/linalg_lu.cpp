@@ -1,9 +1,9 @@
 // ember::linalg's LU- and Cholesky-based ops on the CPU through LAPACK (float32/float64, batched
-// over the leading dims, broadcast for solve): inv (getrf + getri), solve (getrf + getrs),
-// cholesky (potrf), det and slogdet (getrf). As in linalg_decomp.cpp, each matrix is copied into
-// a column-major buffer for LAPACK, and the error texts follow PyTorch's, which calls the same
-// routines: getrf's info is the first exactly-zero pivot, potrf's the order of the first leading
-// minor that is not positive-definite.
+// over the leading dims, broadcast for solve): solve and inv = solve(A, I) (getrf of Aᵀ + getrs
+// 'T', as PyTorch), cholesky (potrf), det and slogdet (getrf). The error texts follow PyTorch's,
+// which calls the same routines: getrf's info is the first exactly-zero pivot, potrf's the order
+// of the first leading minor that is not positive-definite.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -18,34 +18,52 @@
 namespace ember::linalg {
 using namespace detail;
 
+namespace {
+// PyTorch's way to solve A X = B: Ember's row-major A read as column-major is Aᵀ, so getrf
+// factors Aᵀ straight from a plain copy and getrs('T') solves with it. Same pivots and bits as
+// PyTorch, and the same "diagonal element" in the singular-matrix error. Returns getrf's info.
+template <class T>
+int factor_transposed(const char* op, const T* a, int64_t n, ColMajor<T>& lu,
+                      std::vector<int>& pivots) {
+  std::copy(a, a + n * n, lu.data.begin());
+  pivots.resize(static_cast<size_t>(n));
+  const int info = lapack::getrf(lu.rows, lu.cols, lu.ptr(), lu.ld, pivots.data());
+  check_lapack_call(op, "getrf", info);
+  return info;
+}
+
+template <class T>
+void solve_factored(const char* op, const ColMajor<T>& lu, const std::vector<int>& pivots,
+                    ColMajor<T>& rhs) {
+  if (rhs.cols == 0) return;
+  check_lapack_call(op, "getrs",
+                    lapack::getrs('T', lu.rows, rhs.cols, lu.data.data(), lu.ld, pivots.data(),
+                                  rhs.ptr(), rhs.ld));
+}
+}  // namespace
+
+// inv(A) = solve(A, I), as in PyTorch (getri would round differently).
 Tensor inv(const Tensor& A) {
   check_matrix("linalg.inv", A, true);
   autograd::OpRecording rec(A);
   const bool batched = A.dim() > 2;
+  const int64_t n = A.size(-1), count = batch_count(batch_shape(A));
   Tensor out = empty(A.sizes(), A.options());
   const Tensor Ac = A.contiguous();
   visit_float(A.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    std::vector<int> pivots(static_cast<size_t>(std::max<int64_t>(A.size(-1), 1)));
-    std::vector<T> work(1);
-    for_each_matrix<T>(Ac, [&](int64_t b, ColMajor<T>& a) {
-      if (a.rows == 0) return;
-      // getrf's info is the 1-based index of the first exactly-zero pivot.
-      const int zero = lapack::getrf(a.rows, a.cols, a.ptr(), a.ld, pivots.data());
-      check_lapack_call("linalg.inv", "getrf", zero);
+    std::vector<int> pivots;
+    for (int64_t b = 0; b < count && n > 0; ++b) {
+      ColMajor<T> lu(n, n), x(n, n);
+      const int zero = factor_transposed("linalg.inv", Ac.data_ptr<T>() + b * n * n, n, lu, pivots);
       EMBER_CHECK(zero == 0,
                   "linalg.inv: {}The diagonal element {} is zero, the inversion could not be "
                   "completed because the input matrix is singular.",
                   batch_prefix(b, batched), zero);
-      T query{};
-      check_lapack_call("linalg.inv", "getri",
-                        lapack::getri(a.rows, a.ptr(), a.ld, pivots.data(), &query, -1));
-      work.resize(std::max(work.size(), static_cast<size_t>(workspace_size("linalg.inv", query))));
-      check_lapack_call("linalg.inv", "getri",
-                        lapack::getri(a.rows, a.ptr(), a.ld, pivots.data(), work.data(),
-                                      static_cast<int>(work.size())));
-      store(a, out, b);
-    });
+      for (int64_t i = 0; i < n; ++i) x(i, i) = T(1);
+      solve_factored("linalg.inv", lu, pivots, x);
+      store(x, out, b);
+    }
   });
   if (rec) autograd::derivatives::linalg_inv(out, A);
   return out;
@@ -98,7 +116,8 @@ Tensor solve(const Tensor& A, const Tensor& B) {
   const int64_t k = Bm.size(-1);
   const DimVector batch =
       broadcast_shape(batch_shape(A), Bm.sizes().slice(0, Bm.dim() - 2), "linalg.solve");
-  const bool batched = !batch.empty();
+  // Batch elements are named when A is batched (as PyTorch; a batched B alone is not).
+  const bool batched = A.dim() > 2;
   Tensor X = empty(with_matrix(batch, {n, k}), A.options());
   {
     autograd::OpRecording rec(A, Bm);
@@ -107,21 +126,21 @@ Tensor solve(const Tensor& A, const Tensor& B) {
     const std::vector<int64_t> b_off = broadcast_offsets(Bc, 2, batch);
     visit_float(A.dtype(), [&](auto tag) {
       using T = decltype(tag);
-      std::vector<int> pivots(static_cast<size_t>(std::max<int64_t>(n, 1)));
-      for (size_t i = 0; i < a_off.size(); ++i) {
-        if (n == 0) break;
-        ColMajor<T> a(n, n), rhs(n, k);
-        load(Ac.data_ptr<T>() + a_off[i], n, n, a);
+      std::vector<int> pivots;
+      ColMajor<T> lu(n, n);
+      int64_t factored = -1;  // a_off of the matrix in `lu`: a broadcast A is factored once
+      for (size_t i = 0; i < a_off.size() && n > 0; ++i) {
+        if (a_off[i] != factored) {
+          const int zero =
+              factor_transposed("linalg.solve", Ac.data_ptr<T>() + a_off[i], n, lu, pivots);
+          EMBER_CHECK(zero == 0,
+                      "linalg.solve: {}The solver failed because the input matrix is singular.",
+                      batch_prefix(static_cast<int64_t>(i), batched));
+          factored = a_off[i];
+        }
+        ColMajor<T> rhs(n, k);
         load(Bc.data_ptr<T>() + b_off[i], n, k, rhs);
-        const int zero = lapack::getrf(a.rows, a.cols, a.ptr(), a.ld, pivots.data());
-        check_lapack_call("linalg.solve", "getrf", zero);
-        EMBER_CHECK(zero == 0,
-                    "linalg.solve: {}The solver failed because the input matrix is singular.",
-                    batch_prefix(static_cast<int64_t>(i), batched));
-        if (k > 0)
-          check_lapack_call("linalg.solve", "getrs",
-                            lapack::getrs('N', a.rows, rhs.cols, a.ptr(), a.ld, pivots.data(),
-                                          rhs.ptr(), rhs.ld));
+        solve_factored("linalg.solve", lu, pivots, rhs);
         store(rhs, X, static_cast<int64_t>(i));
       }
     });
@@ -141,9 +160,10 @@ Tensor cholesky(const Tensor& A, bool upper) {
     using T = decltype(tag);
     for_each_matrix<T>(Ac, [&](int64_t b, ColMajor<T>& a) {
       if (n == 0) return;
-      // Reads the lower triangle; info is the order of the first leading minor that is not
+      // Reads A's lower triangle, or its upper one for `upper` (as PyTorch: A = UᵀU from the
+      // upper triangle); info is the order of the first leading minor that is not
       // positive-definite.
-      const int order = lapack::potrf('L', a.rows, a.ptr(), a.ld);
+      const int order = lapack::potrf(upper ? 'U' : 'L', a.rows, a.ptr(), a.ld);
       check_lapack_call("linalg.cholesky", "potrf", order);
       EMBER_CHECK(order == 0,
                   "linalg.cholesky: {}The factorization could not be completed because the input "
@@ -152,8 +172,7 @@ Tensor cholesky(const Tensor& A, bool upper) {
                   batch_prefix(b, batched), order);
       T* dst = out.data_ptr<T>() + b * n * n;
       for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < n; ++j)
-          dst[i * n + j] = upper ? (i <= j ? a(j, i) : T(0)) : (j <= i ? a(i, j) : T(0));
+        for (int64_t j = 0; j < n; ++j) dst[i * n + j] = (upper ? i <= j : j <= i) ? a(i, j) : T(0);
     });
   });
   if (rec) autograd::derivatives::linalg_cholesky(out, A, upper);
@@ -164,15 +183,14 @@ namespace {
 // sign and log|det|, or det, from one LU factorisation: det = sign(P) · Π U_ii. A singular matrix
 // is no error here (getrf's info > 0): its determinant is 0.
 template <class T>
-void lu_det(ColMajor<T>& a, std::vector<int>& pivots, T* sign, T* logabs, T* det) {
+void lu_det(const char* op, ColMajor<T>& a, std::vector<int>& pivots, T* sign, T* logabs, T* det) {
   if (a.rows == 0) {
     if (sign) *sign = 1, *logabs = 0;
     if (det) *det = 1;
     return;
   }
   pivots.resize(static_cast<size_t>(a.rows));
-  check_lapack_call("linalg.det", "getrf",
-                    lapack::getrf(a.rows, a.cols, a.ptr(), a.ld, pivots.data()));
+  check_lapack_call(op, "getrf", lapack::getrf(a.rows, a.cols, a.ptr(), a.ld, pivots.data()));
   T permutation = 1, s = 1, la = 0, product = 1;
   for (int i = 0; i < a.rows; ++i) {
     if (pivots[static_cast<size_t>(i)] != i + 1) permutation = -permutation;  // a row swap
@@ -197,8 +215,9 @@ Tensor det(const Tensor& A) {
     using T = decltype(tag);
     T* o = out.data_ptr<T>();
     std::vector<int> pivots;
-    for_each_matrix<T>(
-        Ac, [&](int64_t b, ColMajor<T>& a) { lu_det<T>(a, pivots, nullptr, nullptr, o + b); });
+    for_each_matrix<T>(Ac, [&](int64_t b, ColMajor<T>& a) {
+      lu_det<T>("linalg.det", a, pivots, nullptr, nullptr, o + b);
+    });
   });
   if (rec) autograd::derivatives::linalg_det(out, A);
   return out;
@@ -214,8 +233,9 @@ std::tuple<Tensor, Tensor> slogdet(const Tensor& A) {
     T* s = sign.data_ptr<T>();
     T* l = logabs.data_ptr<T>();
     std::vector<int> pivots;
-    for_each_matrix<T>(
-        Ac, [&](int64_t b, ColMajor<T>& a) { lu_det<T>(a, pivots, s + b, l + b, nullptr); });
+    for_each_matrix<T>(Ac, [&](int64_t b, ColMajor<T>& a) {
+      lu_det<T>("linalg.slogdet", a, pivots, s + b, l + b, nullptr);
+    });
   });
   if (rec) autograd::derivatives::linalg_slogdet(sign, logabs, A);
   return {sign, logabs};

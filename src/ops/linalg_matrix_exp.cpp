@@ -99,7 +99,7 @@ void expm(Square& a) {
   const std::vector<double> b = pade_coefficients(m);
   // p(A) = U + V with U the odd part and V the even part; exp(A) ≈ (V - U)⁻¹ (V + U).
   const Square a2 = product(a, a);
-  Square u(n), v(n);
+  Square u(0), v(0);
   if (m < 13) {
     std::vector<Square> even{a2};  // A², A⁴, ...
     while (static_cast<int>(even.size()) < (m - 1) / 2) even.push_back(product(even.back(), a2));
@@ -129,7 +129,10 @@ void expm(Square& a) {
               "linalg.matrix_exp: the Padé denominator of a {} x {} matrix is singular (getrf "
               "info {}); this should not happen for finite input, please report it",
               n, n, info);
-  lapack::getrs('N', n, n, denominator.v.data(), n, pivots.data(), result.v.data(), n);
+  const int solved =
+      lapack::getrs('N', n, n, denominator.v.data(), n, pivots.data(), result.v.data(), n);
+  EMBER_CHECK(solved == 0, "linalg.matrix_exp: LAPACK's getrs rejected argument {} (an Ember bug)",
+              -solved);
   for (int i = 0; i < squarings; ++i) result = product(result, result);
   a = std::move(result);
 }

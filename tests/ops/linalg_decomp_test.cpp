@@ -3,10 +3,12 @@
 // and malformed inputs. Their forward results against PyTorch are in linalg_test.cpp (golden data).
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cmath>
 #include <limits>
 
 #include "ember/ember.h"
+#include "src/ops/linalg_common.h"
 #include "tests/ops/linalg_test_util.h"
 #include "tests/support/golden.h"
 
@@ -69,7 +71,14 @@ TEST(LinalgDecomp, EighReadsOneTriangleAndDiagonalises) {
   expect_near(linalg::eigvalsh(junk_upper), L, "L reads the lower triangle");
   Tensor junk_lower = A.triu() + full({4, 4}, 9.0, dtype(kDouble)).tril(-1);
   expect_near(linalg::eigvalsh(junk_lower, "U"), L, "U reads the upper triangle");
-  expect_error<ValueError>([&] { linalg::eigh(A, "X"); }, {"linalg.eigh", "UPLO"});
+  expect_error<ValueError>([&] { linalg::eigh(A, "X"); },
+                           {"linalg.eigh", "Expected UPLO argument to be 'L' or 'U', but got X"});
+  // Either case, as PyTorch (which upper-cases the argument), gradient included.
+  expect_near(linalg::eigvalsh(junk_lower, "u"), L, "u reads the upper triangle");
+  Tensor Ag = junk_lower.clone().requires_grad_(true);
+  auto [Lu, Vu] = linalg::eigh(Ag, "u");
+  Lu.sum().backward();
+  expect_near(Ag.grad().tril(-1), zeros({4, 4}, dtype(kDouble)), "no gradient below, UPLO u");
 }
 
 TEST(LinalgDecomp, InvSolveAndCholeskyIdentities) {
@@ -91,6 +100,11 @@ TEST(LinalgDecomp, InvSolveAndCholeskyIdentities) {
   EXPECT_TRUE(Lc.equal(Lc.tril()));
   Tensor Uc = linalg::cholesky(S, true);
   expect_near(Uc, Lc.mT(), "upper = Lᵀ");
+  // Each reads its own triangle, as PyTorch: junk in the other one is never seen.
+  Tensor junk_below = S.triu() + full({2, 4, 4}, 7.0, dtype(kDouble)).tril(-1);
+  expect_near(linalg::cholesky(junk_below, true), Uc, "upper reads the upper triangle");
+  Tensor junk_above = S.tril() + full({2, 4, 4}, 7.0, dtype(kDouble)).triu(1);
+  expect_near(linalg::cholesky(junk_above), Lc, "lower reads the lower triangle");
 }
 
 TEST(LinalgDecomp, DeterminantsAndMatrixExp) {
@@ -116,8 +130,12 @@ TEST(LinalgDecomp, NonFiniteInputsGiveErrorsOrNaNsAsPyTorch) {
       [&] {
         linalg::svdvals(A.unsqueeze(0).repeat({2, 1, 1}));
       },
-      {"linalg.svdvals", "(Batch element 0)", "non-finite"});
-  // eigh and cholesky read the lower triangle only: the NaN above the diagonal is never seen.
+      {"linalg.svd", "(Batch element 0)", "non-finite"});  // PyTorch's op name for svdvals too
+  // inf is no error (gesdd's max-norm is inf, not NaN): the results are NaN, as in PyTorch.
+  Tensor with_inf =
+      tensor({{std::numeric_limits<double>::infinity(), 1.0}, {1.0, 1.0}}, dtype(kDouble));
+  EXPECT_TRUE(linalg::svdvals(with_inf).isnan().all().item<bool>());
+  // eigh and cholesky read the lower triangle by default: the NaN above the diagonal is never seen.
   expect_near(linalg::eigvalsh(A), linalg::eigvalsh(A.tril() + A.tril(-1).mT()), "eigh skips U");
   EXPECT_TRUE(linalg::cholesky(A).isfinite().all().item<bool>());
   for (const Tensor& r : {linalg::inv(A), linalg::det(A), linalg::matrix_exp(A)})
@@ -155,6 +173,24 @@ TEST(LinalgDecomp, SingularAndIndefiniteInputsRaiseErrorsNamingTheOp) {
                {"linalg.inv: (Batch element 1): The diagonal element 2"});
   expect_error([&] { linalg::solve(sing, ones({2}, dtype(kDouble))); },
                {"linalg.solve", "singular"});
+  // PyTorch factors Aᵀ (the row-major data read as column-major): the zero pivot it names is
+  // Aᵀ's, element 1 here where A's own LU would stop at 2.
+  expect_error(
+      [] {
+        linalg::inv(tensor({{0.0, 0.0}, {1.0, 0.0}}, dtype(kDouble)));
+      },
+      {"linalg.inv: The diagonal element 1 is zero"});
+  // Batch elements are named only when A is batched.
+  expect_error(
+      [&] {
+        linalg::solve(sing, ones({3, 2, 1}, dtype(kDouble)));
+      },
+      {"linalg.solve: The solver failed because the input matrix is singular."});
+  expect_error(
+      [&] {
+        linalg::solve(batch, ones({2, 1}, dtype(kDouble)));
+      },
+      {"linalg.solve: (Batch element 1): The solver failed"});
   Tensor indef = tensor({{1.0, 2.0}, {2.0, 1.0}}, dtype(kDouble));
   expect_error([&] { linalg::cholesky(indef); },
                {"linalg.cholesky", "not positive-definite", "leading minor of order 2"});
@@ -173,6 +209,21 @@ TEST(LinalgDecomp, SingularAndIndefiniteInputsRaiseErrorsNamingTheOp) {
   auto [s, l] = linalg::slogdet(sing);
   EXPECT_EQ(s.item<double>(), 0.0);
   EXPECT_EQ(l.item<double>(), -std::numeric_limits<double>::infinity());
+}
+
+TEST(LinalgDecomp, LapackWorkspacesNeverFallBelowTheMinimumNorOverflow) {
+  // ssyevd returns its exact minimum as a float: 1 + 6n + 2n² = 50030001 at n = 5000 rounds down
+  // to 50030000, which ssyevd then rejects. The size passed is at least the minimum.
+  const float rounded = 50030001.0f;
+  ASSERT_LT(static_cast<double>(rounded), 50030001.0);
+  EXPECT_GE(linalg::detail::lapack_workspace(rounded, 50030001).value(), 50030001);
+  EXPECT_EQ(linalg::detail::lapack_workspace(96.0, 8).value(), 96);
+  EXPECT_EQ(linalg::detail::lapack_workspace(0.0, 0).value(), 1);
+  // Past INT_MAX LP64 LAPACK's own size arithmetic wraps (gesdd 'S' at n = 30000 needs
+  // 4n² + 7n = 3.6e9 and its query says 1809000): no size, and the op throws instead.
+  const int64_t n = 30000;
+  EXPECT_FALSE(linalg::detail::lapack_workspace(1809000.0, 4 * n * n + 7 * n).has_value());
+  EXPECT_FALSE(linalg::detail::lapack_workspace(1.0, 100, INT_MAX).has_value()) << "headroom";
 }
 
 }  // namespace

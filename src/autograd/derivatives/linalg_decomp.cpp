@@ -234,7 +234,7 @@ void linalg_svd(const Tensor& U, const Tensor& S, const Tensor& Vh, const Tensor
 
 void linalg_eigh(const Tensor& L, const Tensor& V, const Tensor& A, std::string_view UPLO) {
   record("LinalgEighBackward0", {L, V}, edges_of(A),
-         [a = save(A), l = save_output(L), v = save_output(V), upper = UPLO == "U"](
+         [a = save(A), l = save_output(L), v = save_output(V), upper = UPLO == "U" || UPLO == "u"](
              OutputGradList grads, NeedsGrad) -> Grads {
            if (GradMode::is_enabled()) {
              auto [La, Va] = linalg::eigh(a.unpack(), upper ? "U" : "L");

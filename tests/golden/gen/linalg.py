@@ -200,6 +200,14 @@ def gen_linalg():
                      strs=[uplo])
         fam.case(f"eigh_factors/batched_{t}", "torch.linalg.eigh(a0, UPLO=q0)",
                  [spd(r, [2, 3, 3], dt)], strs=["L"])
+        # cholesky reads one triangle: the lower one, or the upper one with upper=True.
+        S = spd(r, [3, 3], dt)
+        fam.case(f"cholesky/upper_junk_below_{t}", "torch.linalg.cholesky(a0, upper=True)",
+                 [torch.triu(S) + torch.tril(torch.full_like(S, 50.0), -1)], flags=["upper"],
+                 note="the strict lower triangle is junk; upper=True reads the upper one")
+        fam.case(f"cholesky/lower_junk_above_{t}", "torch.linalg.cholesky(a0)",
+                 [torch.tril(S) + torch.triu(torch.full_like(S, 50.0), 1)],
+                 note="the strict upper triangle is junk")
         # One case per Padé degree (||A||_1 up to 0.015, 0.25, 0.95, 2.1, 5.4) and two that square.
         for norm in (0.01, 0.2, 0.9, 2.0, 5.0, 12.0, 60.0):
             A = r.uniform([4, 4], -1, 1, torch.float64)
