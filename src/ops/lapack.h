@@ -35,10 +35,6 @@ void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const 
              size_t jobz_len, size_t uplo_len);
 void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
 void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
-void sgetri_(const int* n, float* a, const int* lda, const int* ipiv, float* work, const int* lwork,
-             int* info);
-void dgetri_(const int* n, double* a, const int* lda, const int* ipiv, double* work,
-             const int* lwork, int* info);
 void sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, const int* lda,
              const int* ipiv, float* b, const int* ldb, int* info, size_t trans_len);
 void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
@@ -102,16 +98,6 @@ inline int getrf(int m, int n, float* a, int lda, int* ipiv) {
 inline int getrf(int m, int n, double* a, int lda, int* ipiv) {
   int info = 0;
   dgetrf_(&m, &n, a, &lda, ipiv, &info);
-  return info;
-}
-inline int getri(int n, float* a, int lda, const int* ipiv, float* work, int lwork) {
-  int info = 0;
-  sgetri_(&n, a, &lda, ipiv, work, &lwork, &info);
-  return info;
-}
-inline int getri(int n, double* a, int lda, const int* ipiv, double* work, int lwork) {
-  int info = 0;
-  dgetri_(&n, a, &lda, ipiv, work, &lwork, &info);
   return info;
 }
 inline int getrs(char trans, int n, int nrhs, const float* a, int lda, const int* ipiv, float* b,
