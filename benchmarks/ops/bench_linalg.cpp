@@ -53,6 +53,14 @@ void BM_MatrixExp(benchmark::State& s) {
       [](auto& a) { return ember::linalg::matrix_exp(a); });
 }
 
+// A batch of 10000 3x3 matrices: the per-matrix cost around the LAPACK call (copies, buffers).
+void BM_DetBatched3x3(benchmark::State& s) {
+  ember::manual_seed(0);
+  run(s, ember::randn({10000, 3, 3}, ember::dtype(ember::kDouble)),
+      [](auto& a) { return ember::linalg::det(a); });
+}
+BENCHMARK(BM_DetBatched3x3)->Unit(benchmark::kMicrosecond);
+
 #define EMBER_LINALG_SIZES ->Arg(16)->Arg(128)->Arg(512)->Unit(benchmark::kMicrosecond)
 BENCHMARK(BM_Qr) EMBER_LINALG_SIZES;
 BENCHMARK(BM_Svd) EMBER_LINALG_SIZES;

@@ -81,10 +81,10 @@ void visit_float(ScalarType t, F&& f) {
 // reads and writes.
 template <class T>
 struct ColMajor {
-  ColMajor(int64_t r, int64_t c, int64_t leading = -1)
+  ColMajor(int64_t r, int64_t c)
       : rows(static_cast<int>(r)),
         cols(static_cast<int>(c)),
-        ld(static_cast<int>(std::max<int64_t>(leading < 0 ? r : leading, 1))),
+        ld(static_cast<int>(std::max<int64_t>(r, 1))),
         data(static_cast<size_t>(ld) * static_cast<size_t>(std::max(cols, 1))) {}
   T& operator()(int64_t i, int64_t j) { return data[static_cast<size_t>(i + j * ld)]; }
   T operator()(int64_t i, int64_t j) const { return data[static_cast<size_t>(i + j * ld)]; }
@@ -120,14 +120,15 @@ void store_identity(const Tensor& out, int64_t b) {
     for (int64_t j = 0; j < cols; ++j) dst[i * cols + j] = T(i == j);
 }
 
-// Calls f(b, matrix b in a fresh column-major buffer) for each matrix of a contiguous (*, m, n)
-// tensor; `cols` widens the buffer (qr's complete Q needs m columns for an m x n input).
+// Calls f(b, matrix b in a column-major buffer) for each matrix of a contiguous (*, m, n) tensor.
+// One buffer serves the whole batch (each load overwrites the m x n block f reads); `cols` widens
+// it (qr's complete Q needs m columns for an m x n input; orgqr sets the extra ones itself).
 template <class T, class F>
 void for_each_matrix(const Tensor& Ac, F&& f, int64_t cols = -1) {
   const int64_t m = Ac.size(-2), n = Ac.size(-1), count = batch_count(batch_shape(Ac));
   const T* data = Ac.data_ptr<T>();
+  ColMajor<T> a(m, std::max(n, cols));
   for (int64_t b = 0; b < count; ++b) {
-    ColMajor<T> a(m, std::max(n, cols));
     load(data + b * m * n, m, n, a);
     f(b, a);
   }

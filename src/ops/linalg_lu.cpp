@@ -53,13 +53,14 @@ Tensor inv(const Tensor& A) {
   visit_float(A.dtype(), [&](auto tag) {
     using T = decltype(tag);
     std::vector<int> pivots;
+    ColMajor<T> lu(n, n), x(n, n);
     for (int64_t b = 0; b < count && n > 0; ++b) {
-      ColMajor<T> lu(n, n), x(n, n);
       const int zero = factor_transposed("linalg.inv", Ac.data_ptr<T>() + b * n * n, n, lu, pivots);
       EMBER_CHECK(zero == 0,
                   "linalg.inv: {}The diagonal element {} is zero, the inversion could not be "
                   "completed because the input matrix is singular.",
                   batch_prefix(b, batched), zero);
+      std::fill(x.data.begin(), x.data.end(), T(0));  // getrs left the last inverse here
       for (int64_t i = 0; i < n; ++i) x(i, i) = T(1);
       solve_factored("linalg.inv", lu, pivots, x);
       store(x, out, b);
@@ -127,7 +128,7 @@ Tensor solve(const Tensor& A, const Tensor& B) {
     visit_float(A.dtype(), [&](auto tag) {
       using T = decltype(tag);
       std::vector<int> pivots;
-      ColMajor<T> lu(n, n);
+      ColMajor<T> lu(n, n), rhs(n, k);
       int64_t factored = -1;  // a_off of the matrix in `lu`: a broadcast A is factored once
       for (size_t i = 0; i < a_off.size() && n > 0; ++i) {
         if (a_off[i] != factored) {
@@ -138,7 +139,6 @@ Tensor solve(const Tensor& A, const Tensor& B) {
                       batch_prefix(static_cast<int64_t>(i), batched));
           factored = a_off[i];
         }
-        ColMajor<T> rhs(n, k);
         load(Bc.data_ptr<T>() + b_off[i], n, k, rhs);
         solve_factored("linalg.solve", lu, pivots, rhs);
         store(rhs, X, static_cast<int64_t>(i));
