@@ -62,13 +62,21 @@ inline double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/// Times `fn()` by the method above and returns seconds per call.
-template <class Fn>
-Timing measure(Fn&& fn, int reps = 11) {
+/// What a repetition does after its calls and before its clock stops: nothing on the CPU; a device
+/// synchronisation for a GPU workload, whose calls only enqueue work.
+struct NoFinish {
+  void operator()() const {}
+};
+
+/// Times `fn()` by the method above and returns seconds per call. `finish()` runs once at the end
+/// of each repetition, inside the timed span.
+template <class Fn, class Finish = NoFinish>
+Timing measure(Fn&& fn, int reps = 11, Finish finish = {}) {
   using Clock = std::chrono::steady_clock;
   auto run = [&](long inner) {
     const auto t0 = Clock::now();
     for (long i = 0; i < inner; ++i) fn();
+    finish();
     const auto t1 = Clock::now();
     return std::chrono::duration<double>(t1 - t0).count();
   };

@@ -1,0 +1,176 @@
+// The GPU side of the benchmarks: shared/BENCHMARKS.md's workloads (per-op overhead, elementwise
+// and sum over 16 Mi floats, float32 mm at n = 64 ... 2048) plus bmm and host<->device copies, on
+// the first CUDA device. One source for both libraries, since Ember's API is LibTorch's: built
+// against Ember by CMake (target ember_compare_cuda), and against LibTorch with -DBENCH_LIB_TORCH
+// by benchmarks/compare/run_cuda.py, which runs the two and prints the ratios.
+//
+// Timing is bench_timer.h's method; a call only enqueues work on the GPU, so each repetition ends
+// with cuda::synchronize() inside the timed span (over >= 0.2 s of calls, its cost is noise).
+// After timing, each result is compared with the same op on the CPU (an INFO check=... line), so
+// a fast wrong kernel shows. Without a CUDA device every case prints `NA ... reason=no_cuda_device`
+// and the program exits 0.
+//
+// Usage: <program> <case> gpu      --list prints the cases.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#ifdef BENCH_LIB_TORCH
+#include <torch/torch.h>
+namespace lib = torch;
+#define BENCH_LIB_NAME "libtorch"
+#else
+#include <ember/ember.h>
+namespace lib = ember;
+#define BENCH_LIB_NAME "ember"
+#endif
+
+#include "bench_timer.h"
+
+namespace {
+
+constexpr int64_t kN = int64_t{1} << 24;   // elementwise and sum: 16 Mi floats, 64 MiB a tensor
+constexpr double kTensorBytes = 4.0 * kN;  //
+const std::vector<int64_t> kMmSizes = {64, 128, 256, 512, 1024, 2048};
+
+std::vector<std::string> cases() {
+  std::vector<std::string> c = {"add_1elem",  "add_1elem_sync", "add_alloc",  "add_out",
+                                "relu_alloc", "relu_out",       "gelu_alloc", "gelu_out",
+                                "exp_alloc",  "exp_out",        "sum",        "bmm_64x256",
+                                "copy_h2d",   "copy_d2h",       "copy_d2d"};
+  for (int64_t n : kMmSizes) c.push_back("mm_" + std::to_string(n));
+  return c;
+}
+
+lib::Tensor on_gpu(const lib::Tensor& cpu) { return cpu.to(lib::Device(lib::kCUDA, 0)); }
+lib::Tensor on_cpu(const lib::Tensor& t) { return t.to(lib::Device(lib::kCPU)); }
+void sync() { lib::cuda::synchronize(); }
+
+/// Whether the GPU result matches the CPU one; prints the INFO line either way.
+bool check(const bench::Tag& tag, const lib::Tensor& gpu_result, const lib::Tensor& cpu_result,
+           double rtol, double atol) {
+  const lib::Tensor got = on_cpu(gpu_result).to(lib::kDouble);
+  const lib::Tensor want = cpu_result.to(lib::kDouble);
+  const bool ok = got.sizes() == want.sizes() && lib::allclose(got, want, rtol, atol);
+  const double err = got.sizes() == want.sizes() ? (got - want).abs().max().item<double>() : -1.0;
+  bench::print_info(tag, std::string("check=") + (ok ? "pass" : "FAIL") +
+                             bench::format(" max_abs_err=%.3g", err));
+  return ok;
+}
+
+int run(const std::string& cas, const bench::Tag& tag) {
+  lib::manual_seed(0);
+  auto rate = [&](auto&& fn, double work, double scale, const char* unit) {
+    bench::print_rate(tag, bench::measure(fn, 11, sync), work, scale, unit);
+  };
+  const double gb = 1e9;
+
+  if (cas == "add_1elem" || cas == "add_1elem_sync") {
+    // Per-op cost of a 1-element add: enqueue only (the host's dispatch + launch), or a full
+    // round trip (launch, run, synchronise).
+    const lib::Tensor a = on_gpu(lib::randn({1})), b = on_gpu(lib::randn({1}));
+    lib::Tensor last;
+    const bool round_trip = cas == "add_1elem_sync";
+    const bench::Timing t = bench::measure(
+        [&] {
+          last = a + b;
+          if (round_trip) sync();
+        },
+        11, sync);
+    bench::print_time(tag, t, 1e6, "us");
+    return check(tag, last, on_cpu(a) + on_cpu(b), 1e-6, 1e-6) ? 0 : 1;
+  }
+
+  if (cas == "copy_h2d" || cas == "copy_d2h") {
+    const lib::Tensor host = lib::randn({kN});
+    const lib::Tensor device = on_gpu(host);
+    lib::Tensor last;
+    if (cas == "copy_h2d") {
+      rate([&] { last = on_gpu(host); }, kTensorBytes, gb, "GB/s");
+    } else {
+      rate([&] { last = on_cpu(device); }, kTensorBytes, gb, "GB/s");
+    }
+    return check(tag, last, host, 0, 0) ? 0 : 1;
+  }
+
+  if (cas.rfind("mm_", 0) == 0 || cas == "bmm_64x256") {
+    const bool batched = cas == "bmm_64x256";
+    const int64_t n = batched ? 256 : std::stoll(cas.substr(3));
+    const std::vector<int64_t> shape =
+        batched ? std::vector<int64_t>{64, n, n} : std::vector<int64_t>{n, n};
+    const lib::Tensor ha = lib::rand(shape), hb = lib::rand(shape);
+    const lib::Tensor a = on_gpu(ha), b = on_gpu(hb);
+    lib::Tensor last;
+    const double flops = 2.0 * n * n * n * (batched ? 64 : 1);
+    if (batched) {
+      rate([&] { last = lib::bmm(a, b); }, flops, 1e9, "GFLOP/s");
+    } else {
+      rate([&] { last = lib::mm(a, b); }, flops, 1e9, "GFLOP/s");
+    }
+    // float32 products of U[0,1) values over k = n terms: both sides round differently.
+    const lib::Tensor ref = batched ? lib::bmm(ha.to(lib::kDouble), hb.to(lib::kDouble))
+                                    : lib::mm(ha.to(lib::kDouble), hb.to(lib::kDouble));
+    return check(tag, last, ref, 1e-4, 1e-3) ? 0 : 1;
+  }
+
+  const lib::Tensor ha = lib::randn({kN}), hb = lib::randn({kN});
+  const lib::Tensor a = on_gpu(ha), b = on_gpu(hb);
+  lib::Tensor out = on_gpu(lib::empty({kN}));
+  lib::Tensor last;
+  lib::Tensor ref;
+  if (cas == "add_alloc") {
+    rate([&] { last = a + b; }, 3 * kTensorBytes, gb, "GB/s");
+    ref = ha + hb;
+  } else if (cas == "add_out") {
+    rate([&] { lib::add_out(out, a, b); }, 3 * kTensorBytes, gb, "GB/s");
+    last = out, ref = ha + hb;
+  } else if (cas == "relu_alloc") {
+    rate([&] { last = lib::relu(a); }, 2 * kTensorBytes, gb, "GB/s");
+    ref = lib::relu(ha);
+  } else if (cas == "relu_out") {
+    rate([&] { lib::clamp_min_out(out, a, 0); }, 2 * kTensorBytes, gb, "GB/s");
+    last = out, ref = lib::relu(ha);
+  } else if (cas == "gelu_alloc") {
+    rate([&] { last = lib::gelu(a); }, 2 * kTensorBytes, gb, "GB/s");
+    ref = lib::gelu(ha);
+  } else if (cas == "gelu_out") {
+    rate([&] { lib::gelu_out(out, a); }, 2 * kTensorBytes, gb, "GB/s");
+    last = out, ref = lib::gelu(ha);
+  } else if (cas == "exp_alloc") {
+    rate([&] { last = lib::exp(a); }, 2 * kTensorBytes, gb, "GB/s");
+    ref = lib::exp(ha);
+  } else if (cas == "exp_out") {
+    rate([&] { lib::exp_out(out, a); }, 2 * kTensorBytes, gb, "GB/s");
+    last = out, ref = lib::exp(ha);
+  } else if (cas == "copy_d2d") {
+    // The bandwidth roofline the memory-bound cases are read against.
+    rate([&] { out.copy_(a); }, 2 * kTensorBytes, gb, "GB/s");
+    last = out, ref = ha;
+  } else if (cas == "sum") {
+    rate([&] { last = a.sum(); }, kTensorBytes, gb, "GB/s");
+    // float32 sums of 16 Mi terms in different orders: compare against the float64 sum with a
+    // tolerance of sqrt(N) * 1e-3, as the CPU elementwise workload does.
+    return check(tag, last, ha.to(lib::kDouble).sum(), 0, 1e-3 * std::sqrt(double(kN))) ? 0 : 1;
+  } else {
+    return 2;
+  }
+  return check(tag, last, ref, 1e-5, 1e-6) ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> all = cases();
+  if (bench::wants_list(argc, argv)) return bench::list(all), 0;
+  if (argc != 3) bench::usage(argv[0], all);
+  const bench::Tag tag{"cuda", argv[1], argv[2], BENCH_LIB_NAME};
+  if (!lib::cuda::is_available()) {
+    bench::print_na(tag, "no_cuda_device");
+    return 0;
+  }
+  lib::NoGradGuard no_grad;
+  const int rc = run(argv[1], tag);
+  if (rc == 2) bench::usage(argv[0], all);
+  return rc;
+}
