@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ember/ember.h"
@@ -124,6 +127,45 @@ TEST(VectorisedUnary, AnElementsBitsDoNotDependOnWhereTheRunEnds) {
     EXPECT_TRUE(
         same_values(gelu(x.slice(0, 5, 12).contiguous(), approx), gelu(x, approx).slice(0, 5, 12)))
         << approx;
+}
+
+// float32 exp runs an inline Cephes polynomial (vec_math.h's exp_full), not SLEEF's 1-ulp expf:
+// it must stay within 1 ulp of the correctly rounded result over the whole range, subnormal
+// results and the overflow edge included. (An exhaustive sweep of every third float in
+// [-104, 89] measured 1 ulp at most, 96.5% exact.) Distance in ulps: the difference of the bit
+// patterns, which are ordered like the values for non-negative floats.
+TEST(VectorisedUnary, ExpIsWithinOneUlpOverTheWholeFloatRange) {
+  auto bits_of = [](float f) {
+    int32_t b;
+    std::memcpy(&b, &f, sizeof b);
+    return b;
+  };
+  std::vector<float> x;
+  const float lo = -104.0f, hi = 89.0f;
+  // Evenly spaced bit patterns over [-104, 0) and [0, 89]: dense near zero as floats are.
+  for (const auto& [from, to] : {std::pair{-0.0f, lo}, std::pair{0.0f, hi}}) {
+    const int32_t b0 = bits_of(from), b1 = bits_of(to);
+    for (int32_t k = 0; k <= 400000; ++k) {
+      const int32_t b = b0 + static_cast<int32_t>((int64_t(b1 - b0) * k) / 400000);
+      float f;
+      std::memcpy(&f, &b, sizeof f);
+      x.push_back(f);
+    }
+  }
+  // The edges: overflow (ln(FLT_MAX) = 88.7228), the last normal and subnormal results.
+  for (float f : {88.72283f, 88.72284f, -87.33654f, -87.3366f, -103.2789f, -103.9721f, -103.973f})
+    x.push_back(f);
+  const Tensor in = from_blob(x.data(), {static_cast<int64_t>(x.size())}, kFloat).clone();
+  const Tensor got = exp(in);
+  const float* g = got.data_ptr<float>();
+  int bad = 0;
+  for (size_t i = 0; i < x.size() && bad < 5; ++i) {
+    const float want = static_cast<float>(std::exp(static_cast<double>(x[i])));
+    if (std::abs(int64_t(bits_of(g[i])) - bits_of(want)) > 1) {
+      ++bad;
+      ADD_FAILURE() << "exp(" << x[i] << ") = " << g[i] << ", correctly rounded " << want;
+    }
+  }
 }
 
 }  // namespace
