@@ -28,6 +28,12 @@ struct GradOpInfo {
   std::function<ember::Tensor(size_t i, const std::vector<int64_t>& shape)> make_input;
 };
 
+/// float64 values uniform in [lo, hi]: an entry's default input, and the base of its own makers.
+inline ember::Tensor uniform_double(const std::vector<int64_t>& shape, double lo = -2,
+                                    double hi = 2) {
+  return ember::empty(shape, ember::kDouble).uniform_(lo, hi);
+}
+
 /// An entry for `fn` over inputs of `shapes`, without the broadcast variant.
 GradOpInfo grad_op_entry(std::string name, std::vector<std::vector<int64_t>> shapes,
                          std::function<ember::Tensor(const std::vector<ember::Tensor>&)> fn,

@@ -9,14 +9,11 @@ const std::vector<std::vector<int64_t>> kUnary = {{3, 4}};
 const std::vector<std::vector<int64_t>> kBinary = {{3, 4}, {3, 4}};
 const std::vector<std::vector<int64_t>> kTernary = {{3, 4}, {3, 4}, {3, 4}};
 
-Tensor uniform(const std::vector<int64_t>& shape, double lo, double hi) {
-  return empty(shape, kDouble).uniform_(lo, hi);
-}
 // Input i is drawn from [lo, hi] (for divisors, bases of pow, ...).
 std::function<Tensor(size_t, const std::vector<int64_t>&)> input_in(size_t which, double lo,
                                                                     double hi) {
   return [=](size_t i, const std::vector<int64_t>& shape) {
-    return i == which ? uniform(shape, lo, hi) : uniform(shape, -2, 2);
+    return i == which ? uniform_double(shape, lo, hi) : uniform_double(shape, -2, 2);
   };
 }
 
@@ -142,9 +139,9 @@ void add_elementwise_grad_ops(std::vector<GradOpInfo>& ops) {
   clamp_t.shapes = kTernary;
   clamp_t.fn = [](const Inputs& x) { return clamp(x[0], x[1], x[2]); };
   clamp_t.make_input = [](size_t i, const std::vector<int64_t>& shape) {
-    return i == 0   ? uniform(shape, -2, 2)
-           : i == 1 ? uniform(shape, -1.5, -0.5)
-                    : uniform(shape, 0.5, 1.5);
+    return i == 0   ? uniform_double(shape, -2, 2)
+           : i == 1 ? uniform_double(shape, -1.5, -0.5)
+                    : uniform_double(shape, 0.5, 1.5);
   };
   ops.push_back(clamp_t);
   ops.push_back(unary(
@@ -182,7 +179,7 @@ void add_elementwise_grad_ops(std::vector<GradOpInfo>& ops) {
   where_info.fn = [](const Inputs& x) { return where(x[0], x[1], x[2]); };
   where_info.non_differentiable = {0};
   where_info.make_input = [](size_t i, const std::vector<int64_t>& shape) {
-    return i == 0 ? empty(shape, kDouble).uniform_(0, 1) > 0.5 : uniform(shape, -2, 2);
+    return i == 0 ? empty(shape, kDouble).uniform_(0, 1) > 0.5 : uniform_double(shape, -2, 2);
   };
   where_info.gradgrad = true;
   ops.push_back(where_info);

@@ -13,7 +13,6 @@ using Shapes = std::vector<std::vector<int64_t>>;
 using MakeInput = std::function<Tensor(size_t, const std::vector<int64_t>&)>;
 
 Tensor longs(std::vector<int64_t> v) { return tensor(v, kLong); }
-Tensor uniform(const std::vector<int64_t>& shape) { return empty(shape, kDouble).uniform_(-2, 2); }
 Tensor random_mask(const std::vector<int64_t>& shape) {
   return empty(shape, kDouble).uniform_(0, 1) > 0.5;
 }
@@ -32,7 +31,7 @@ GradOpInfo with_index(GradOpInfo info, std::vector<size_t> which,
   info.make_input = [which, make](size_t i, const std::vector<int64_t>& shape) {
     for (size_t w : which)
       if (w == i) return make(shape);
-    return uniform(shape);
+    return uniform_double(shape);
   };
   return info;
 }

@@ -28,13 +28,10 @@ GradOpInfo with(GradOpInfo info, bool broadcast, bool zero_size) {
   return info;
 }
 
-Tensor uniform_in(const std::vector<int64_t>& shape, double lo, double hi) {
-  return empty(shape, kDouble).uniform_(lo, hi);
-}
 // Square matrices made well-conditioned by a dominant diagonal (inputs at `which`; all if -1).
 std::function<Tensor(size_t, const std::vector<int64_t>&)> well_conditioned(int which = -1) {
   return [which](size_t i, const std::vector<int64_t>& shape) {
-    Tensor t = uniform_in(shape, -1, 1);
+    Tensor t = uniform_double(shape, -1, 1);
     if (which >= 0 && static_cast<int>(i) != which) return t;
     return t + eye(shape.back(), kDouble) * 4;
   };
@@ -207,7 +204,7 @@ void add_linalg_grad_ops(std::vector<GradOpInfo>& ops) {
       with(entry("linalg_det", {{3, 3}}, [](const Inputs& x) { return linalg::det(x[0]); }), true,
            false);
   det_singular.make_input = [](size_t, const std::vector<int64_t>& shape) {
-    Tensor t = uniform_in(shape, -2, 2);
+    Tensor t = uniform_double(shape, -2, 2);
     t.select(0, 2).copy_(t.select(0, 0));
     return t;
   };

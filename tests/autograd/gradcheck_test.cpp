@@ -16,7 +16,7 @@ enum class Variant { Plain, NonContiguous, Broadcast, ZeroSize };
 
 Tensor make_one(const GradOpInfo& op, size_t i, const std::vector<int64_t>& shape) {
   if (op.make_input) return op.make_input(i, shape);
-  return empty(shape, kDouble).uniform_(op.low, op.high);
+  return uniform_double(shape, op.low, op.high);
 }
 
 // The inputs of `op` for `variant`, or empty when the variant does not apply.
