@@ -13,6 +13,7 @@
 // Usage: <program> <case> gpu      --list prints the cases.
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,11 +35,39 @@ constexpr int64_t kN = int64_t{1} << 24;   // elementwise and sum: 16 Mi floats,
 constexpr double kTensorBytes = 4.0 * kN;  //
 const std::vector<int64_t> kMmSizes = {64, 128, 256, 512, 1024, 2048};
 
+using Tensor = lib::Tensor;
+
+/// An elementwise workload: `<name>_alloc` times alloc(a, b) (a fresh output per call),
+/// `<name>_out` times out(o, a, b) into one preallocated output; both are checked against alloc on
+/// the CPU. Unary ops ignore b.
+struct Elementwise {
+  double tensors_moved;  // read + written, 64 MiB each
+  Tensor (*alloc)(const Tensor& a, const Tensor& b);
+  void (*out)(Tensor& o, const Tensor& a, const Tensor& b);
+};
+const std::map<std::string, Elementwise> kElementwise = {
+    {"add",
+     {3, [](const Tensor& a, const Tensor& b) { return a + b; },
+      [](Tensor& o, const Tensor& a, const Tensor& b) { lib::add_out(o, a, b); }}},
+    {"relu",
+     {2, [](const Tensor& a, const Tensor&) { return lib::relu(a); },
+      [](Tensor& o, const Tensor& a, const Tensor&) { lib::clamp_min_out(o, a, 0); }}},
+    {"gelu",
+     {2, [](const Tensor& a, const Tensor&) { return lib::gelu(a); },
+      [](Tensor& o, const Tensor& a, const Tensor&) { lib::gelu_out(o, a); }}},
+    {"exp",
+     {2, [](const Tensor& a, const Tensor&) { return lib::exp(a); },
+      [](Tensor& o, const Tensor& a, const Tensor&) { lib::exp_out(o, a); }}},
+};
+
 std::vector<std::string> cases() {
-  std::vector<std::string> c = {"add_1elem",  "add_1elem_sync", "add_alloc",  "add_out",
-                                "relu_alloc", "relu_out",       "gelu_alloc", "gelu_out",
-                                "exp_alloc",  "exp_out",        "sum",        "bmm_64x256",
-                                "copy_h2d",   "copy_d2h",       "copy_d2d"};
+  std::vector<std::string> c = {"add_1elem", "add_1elem_sync"};
+  for (const auto& [name, e] : kElementwise) {
+    c.push_back(name + "_alloc");
+    c.push_back(name + "_out");
+  }
+  for (const char* other : {"sum", "copy_d2d", "copy_h2d", "copy_d2h", "bmm_64x256"})
+    c.push_back(other);
   for (int64_t n : kMmSizes) c.push_back("mm_" + std::to_string(n));
   return c;
 }
@@ -119,30 +148,19 @@ int run(const std::string& cas, const bench::Tag& tag) {
   lib::Tensor out = on_gpu(lib::empty({kN}));
   lib::Tensor last;
   lib::Tensor ref;
-  if (cas == "add_alloc") {
-    rate([&] { last = a + b; }, 3 * kTensorBytes, gb, "GB/s");
-    ref = ha + hb;
-  } else if (cas == "add_out") {
-    rate([&] { lib::add_out(out, a, b); }, 3 * kTensorBytes, gb, "GB/s");
-    last = out, ref = ha + hb;
-  } else if (cas == "relu_alloc") {
-    rate([&] { last = lib::relu(a); }, 2 * kTensorBytes, gb, "GB/s");
-    ref = lib::relu(ha);
-  } else if (cas == "relu_out") {
-    rate([&] { lib::clamp_min_out(out, a, 0); }, 2 * kTensorBytes, gb, "GB/s");
-    last = out, ref = lib::relu(ha);
-  } else if (cas == "gelu_alloc") {
-    rate([&] { last = lib::gelu(a); }, 2 * kTensorBytes, gb, "GB/s");
-    ref = lib::gelu(ha);
-  } else if (cas == "gelu_out") {
-    rate([&] { lib::gelu_out(out, a); }, 2 * kTensorBytes, gb, "GB/s");
-    last = out, ref = lib::gelu(ha);
-  } else if (cas == "exp_alloc") {
-    rate([&] { last = lib::exp(a); }, 2 * kTensorBytes, gb, "GB/s");
-    ref = lib::exp(ha);
-  } else if (cas == "exp_out") {
-    rate([&] { lib::exp_out(out, a); }, 2 * kTensorBytes, gb, "GB/s");
-    last = out, ref = lib::exp(ha);
+  const size_t form_at = cas.rfind('_');
+  const auto op = kElementwise.find(cas.substr(0, form_at));
+  const std::string form = form_at == std::string::npos ? "" : cas.substr(form_at + 1);
+  if (op != kElementwise.end() && (form == "alloc" || form == "out")) {
+    const Elementwise& e = op->second;
+    const double bytes = e.tensors_moved * kTensorBytes;
+    if (form == "alloc") {
+      rate([&] { last = e.alloc(a, b); }, bytes, gb, "GB/s");
+    } else {
+      rate([&] { e.out(out, a, b); }, bytes, gb, "GB/s");
+      last = out;
+    }
+    ref = e.alloc(ha, hb);  // the same op on the CPU copies
   } else if (cas == "copy_d2d") {
     // The bandwidth roofline the memory-bound cases are read against.
     rate([&] { out.copy_(a); }, 2 * kTensorBytes, gb, "GB/s");
