@@ -13,6 +13,9 @@ namespace ember {
 class EMBER_API Error : public std::runtime_error {
  public:
   explicit Error(const std::string& msg) : std::runtime_error(msg) {}
+  /// The message (LibTorch's c10::Error::msg()): the same text as what(), which carries no
+  /// backtrace in Ember. By value: std::runtime_error keeps the text, not a std::string.
+  std::string msg() const { return what(); }
   /// The message without source location, as LibTorch's what_without_backtrace().
   const char* what_without_backtrace() const noexcept { return what(); }
 };
