@@ -11,18 +11,20 @@ Tensor view_base_of(const Tensor& view) {
 }
 }  // namespace
 
+// PyTorch's two checks, in its order: a view that requires grad whose base is a leaf, then a leaf
+// that requires grad. The second applies to views too: a view can itself be a leaf
+// (requires_grad_ set on a view of a tensor that needs no grad).
 void InplaceRecording::check_inplace(const char* op, const Tensor& self) {
-  if (!self.is_view()) {
-    EMBER_CHECK(!(self.requires_grad() && self.is_leaf()),
-                "{}: a leaf Variable that requires grad is being used in an in-place operation. "
-                "Hint: modify it under ember::NoGradGuard, or work on a copy",
+  if (!self.requires_grad()) return;
+  if (self.is_view()) {
+    EMBER_CHECK(!view_base_of(self).is_leaf(),
+                "{}: a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation. Hint: modify it under ember::NoGradGuard, or work on a copy",
                 op);
-    return;
   }
-  Tensor base = view_base_of(self);
-  EMBER_CHECK(!(base.requires_grad() && base.is_leaf()),
-              "{}: a view of a leaf Variable that requires grad is being used in an in-place "
-              "operation. Hint: modify it under ember::NoGradGuard, or work on a copy",
+  EMBER_CHECK(!self.is_leaf(),
+              "{}: a leaf Variable that requires grad is being used in an in-place operation. "
+              "Hint: modify it under ember::NoGradGuard, or work on a copy",
               op);
 }
 

@@ -13,13 +13,22 @@
 #include "ember/core/scalar.h"
 #include "ember/core/scalar_type.h"
 #include "ember/core/small_vector.h"
+#include "ember/core/tensor_options.h"
 
+// Messages name dtypes as PyTorch's users know them (float32, int64); operator<< prints LibTorch's
+// C++ names (Float, Long).
 template <>
-struct fmt::formatter<ember::ScalarType> : fmt::ostream_formatter {};
+struct fmt::formatter<ember::ScalarType> : fmt::formatter<const char*> {
+  auto format(ember::ScalarType t, fmt::format_context& ctx) const {
+    return fmt::formatter<const char*>::format(ember::to_string(t), ctx);
+  }
+};
 template <>
 struct fmt::formatter<ember::Device> : fmt::ostream_formatter {};
 template <>
 struct fmt::formatter<ember::DeviceType> : fmt::ostream_formatter {};
+template <>
+struct fmt::formatter<ember::Layout> : fmt::ostream_formatter {};
 template <>
 struct fmt::formatter<ember::IntArrayRef> : fmt::ostream_formatter {};
 template <>

@@ -1,5 +1,7 @@
 #include "ember/core/device.h"
 
+#include "ember/core/tensor_options.h"
+
 #include "check.h"
 
 namespace ember {
@@ -38,6 +40,11 @@ std::ostream& operator<<(std::ostream& os, DeviceType t) {
   return os << (t == kCPU ? "cpu" : "cuda");
 }
 std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
+std::ostream& operator<<(std::ostream& os, Layout layout) {
+  static const char* const names[] = {"Strided",   "Sparse",    "SparseCsr", "SparseCsc",
+                                      "SparseBsr", "SparseBsc", "Mkldnn"};
+  return os << names[static_cast<int>(layout)];
+}
 
 std::ostream& operator<<(std::ostream& os, IntArrayRef a) {
   os << "[";

@@ -28,7 +28,8 @@ const char* type_name(ScalarType t) {
   }
 }
 
-std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << to_string(t); }
+// LibTorch prints ScalarType by its C++ name (Float, Long); Ember's error messages use to_string.
+std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << type_name(t); }
 
 namespace {
 // Rank within a category, so promotion is "take the wider one" except for the mixed pairs

@@ -1,5 +1,7 @@
 #include "ember/core/storage.h"
 
+#include "ember/autograd/grad_mode.h"
+
 #include "check.h"
 
 namespace ember {
@@ -24,7 +26,9 @@ void set_allocator(DeviceType t, Allocator* a) { g_allocators[static_cast<int>(t
 
 intrusive_ptr<StorageImpl> make_storage(size_t nbytes, Device device) {
   DataPtr p = get_allocator(device.type())->allocate(nbytes);
-  return make_intrusive<StorageImpl>(nbytes, p, device);
+  auto storage = make_intrusive<StorageImpl>(nbytes, p, device);
+  if (EMBER_UNLIKELY(InferenceMode::is_enabled())) storage->set_inference(true);
+  return storage;
 }
 
 }  // namespace ember

@@ -1,4 +1,8 @@
 // Deep copies for Cloneable<Derived>::clone() (see include/ember/nn/cloneable.h for the design).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <unordered_map>
 
 #include "ember/autograd/grad_mode.h"
@@ -66,7 +70,7 @@ std::shared_ptr<Module> clone_of(const Module* original) {
   return nullptr;
 }
 
-void CloneScope::finish(Module& copy, void* /*object*/, size_t /*size*/) {
+bool CloneScope::finish(Module& copy, bool can_reset) {
   // Every Tensor member copied while the scope was active was re-pointed at its clone (see
   // remap_to_clone); a reference to an original that remains was made some other way.
   for (auto& t : data_->tensors) {
@@ -79,12 +83,16 @@ void CloneScope::finish(Module& copy, void* /*object*/, size_t /*size*/) {
   }
   for (auto& c : data_->children) {
     long extra = c.from.use_count() - c.uses_before;
-    EMBER_CHECK(extra <= 0,
+    if (extra <= 0) continue;
+    if (can_reset) return false;
+    EMBER_CHECK(false,
                 "clone: {} holds submodule '{}' through a std::shared_ptr member, which would "
                 "still point at the original. Hint: hold it in its ModuleHolder (e.g. "
-                "nn::Linear) instead",
+                "nn::Linear), or override reset() to register it, as LibTorch's Cloneable "
+                "expects",
                 copy.name(), c.name);
   }
+  return true;
 }
 
 }  // namespace detail
@@ -134,6 +142,58 @@ Module::Module(const Module& other)
     long uses = original.use_count();
     scope->children.push_back({original, item.value(), item.key(), uses});
   }
+}
+
+namespace {
+// Gives `target` (a tensor reset() made, which members may hold) the data of a deep copy of
+// `source`, keeping target's impl so that every handle to it sees the change.
+void take_copy_of(const Tensor& target, const Tensor& source, const std::optional<Device>& device) {
+  Tensor copied = deep_copy(source, device);
+  TensorImpl* impl = target.unsafeGetTensorImpl();
+  TensorImpl* src = copied.unsafeGetTensorImpl();
+  impl->set_storage(src->storage(), src->dtype(), src->sizes(), src->strides(),
+                    src->storage_offset());
+  target.requires_grad_(source.requires_grad());
+  target.mutable_grad() = copied.grad();
+}
+
+void check_same_keys(const Module& copy, const OrderedDict<std::string, Tensor>& made,
+                     const OrderedDict<std::string, Tensor>& original, const char* kind) {
+  auto sorted = [](std::vector<std::string> keys) {
+    std::sort(keys.begin(), keys.end());
+    return keys;
+  };
+  EMBER_CHECK(sorted(made.keys()) == sorted(original.keys()),
+              "clone: the reset() of {} registered the {} [{}], but the original has [{}]. Hint: "
+              "reset() must register every parameter, buffer and submodule, as LibTorch's "
+              "Cloneable expects",
+              copy.name(), kind, fmt::join(made.keys(), ", "), fmt::join(original.keys(), ", "));
+}
+}  // namespace
+
+void Module::clone_by_reset(const Module& original, const std::optional<Device>& device,
+                            const std::function<void()>& reset) {
+  autograd::NoGradGuard no_grad;
+  parameters_.clear();
+  buffers_.clear();
+  non_persistent_buffers_.clear();
+  children_.clear();
+  reset();
+  const auto params = named_parameters(), buffers = named_buffers();
+  const auto original_params = original.named_parameters();
+  const auto original_buffers = original.named_buffers();
+  check_same_keys(*this, params, original_params, "parameters");
+  check_same_keys(*this, buffers, original_buffers, "buffers");
+  for (const auto& item : original_params) take_copy_of(params[item.key()], item.value(), device);
+  for (const auto& item : original_buffers) take_copy_of(buffers[item.key()], item.value(), device);
+  // Training flags, module by module (the ones reset() made start in training mode).
+  std::unordered_map<std::string, bool> training;
+  original.apply(ConstNamedModuleApplyFunction(
+      [&](const std::string& name, const Module& m) { training[name] = m.is_training(); }));
+  apply(NamedModuleApplyFunction([&](const std::string& name, Module& m) {
+    auto it = training.find(name);
+    if (it != training.end()) m.is_training_ = it->second;
+  }));
 }
 
 std::shared_ptr<Module> Module::clone(const std::optional<Device>&) const {

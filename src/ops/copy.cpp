@@ -48,9 +48,15 @@ const Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) const {
 
 Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) const {
   check_defined(*this, "to");
+  EMBER_CHECK(!options.requires_grad(),
+              "to: operators taking TensorOptions cannot take a TensorOptions with "
+              "requires_grad set (as in LibTorch). Hint: call .requires_grad_() on the result");
   ScalarType t = options.has_dtype() ? options.dtype() : dtype();
   Device d = options.has_device() ? options.device() : device();
-  if (!copy && t == dtype() && d.type() == device().type()) return *this;
+  // cuda:1 from cuda:0 is a move; plain kCUDA means "any CUDA device", as in LibTorch.
+  const bool same_device =
+      d.type() == device().type() && (!d.has_index() || d.index() == device().index());
+  if (!copy && t == dtype() && same_device) return *this;
   Tensor out = empty(sizes(), TensorOptions().dtype(t).device(d));
   out.copy_(*this, non_blocking);
   return out;

@@ -26,7 +26,17 @@ void check_sizes(IntArrayRef size, const char* op) {
     EMBER_CHECK_VALUE(s >= 0, "{}: trying to create tensor with negative dimension {}: {}", op, s,
                       size);
 }
+// Every factory ends in empty()/empty_strided(); a layout other than strided stops it there.
+void check_strided(const TensorOptions& options, const char* op) {
+  EMBER_CHECK_VALUE(options.layout() == kStrided,
+                    "{}: layout {} is not supported; Ember's tensors are strided (kStrided). "
+                    "Hint: drop .layout(...) from the options",
+                    op, options.layout());
+}
+// The end of every factory that fills what it allocated: the result starts at version 0, as
+// LibTorch's (its own fill is not a write anyone saw), then requires grad if asked.
 Tensor finish_options(Tensor t, const TensorOptions& options) {
+  t.unsafeGetTensorImpl()->storage()->reset_version();
   if (options.requires_grad()) t.requires_grad_(true);
   return t;
 }
@@ -34,6 +44,7 @@ Tensor finish_options(Tensor t, const TensorOptions& options) {
 
 Tensor empty(IntArrayRef size, const TensorOptions& options) {
   check_sizes(size, "empty");
+  check_strided(options, "empty");
   int64_t n = 1;
   for (int64_t s : size) n *= s;
   ScalarType t = options.dtype();
@@ -45,6 +56,7 @@ Tensor empty(IntArrayRef size, const TensorOptions& options) {
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& options) {
   check_sizes(size, "empty_strided");
+  check_strided(options, "empty_strided");
   EMBER_CHECK(size.size() == stride.size(),
               "empty_strided: size {} and stride {} must have the same length", size, stride);
   int64_t extent = 1;
@@ -83,11 +95,12 @@ Tensor full(IntArrayRef size, const Scalar& fill_value, const TensorOptions& opt
 }
 
 namespace {
-// Fills a new host tensor of `dtype` with value_at(i) (double) for i in [0, n), then moves it to
-// the requested device. Factories are not hot paths; clarity wins here.
+// Fills a new host tensor of `dtype` and `shape` with value_at(i) (double) for each flat index i.
+// Factories are not hot paths; clarity wins here.
 template <class F>
-Tensor host_values(int64_t n, ScalarType dtype, F value_at) {
-  Tensor host = empty({n}, TensorOptions().dtype(dtype));
+Tensor host_values(IntArrayRef shape, ScalarType dtype, F value_at) {
+  Tensor host = empty(shape, TensorOptions().dtype(dtype));
+  const int64_t n = host.numel();
   visit_dtype(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* data = static_cast<T*>(host.data_ptr());
@@ -165,8 +178,8 @@ Tensor eye(int64_t n, const TensorOptions& options) { return eye(n, n, options);
 Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
   EMBER_CHECK_VALUE(n >= 0 && m >= 0, "eye: n and m must be non-negative, got n={} m={}", n, m);
   ScalarType t = options.dtype();
-  Tensor host = host_values(n * m, t, [&](int64_t i) { return (i / m == i % m) ? 1.0 : 0.0; });
-  return place(host.view({n, m}), options.dtype(t));
+  Tensor host = host_values({n, m}, t, [&](int64_t i) { return (i / m == i % m) ? 1.0 : 0.0; });
+  return place(host, options.dtype(t));
 }
 
 // ---- Random ----
@@ -175,11 +188,9 @@ namespace {
 template <class F>
 Tensor random_values(IntArrayRef size, const TensorOptions& options, Generator& gen, F draw) {
   check_sizes(size, "random");
-  int64_t n = 1;
-  for (int64_t s : size) n *= s;
   std::lock_guard<std::mutex> lock(gen.mutex());
-  Tensor host = host_values(n, options.dtype(), [&](int64_t) { return draw(); });
-  return place(host.view(size), options);
+  Tensor host = host_values(size, options.dtype(), [&](int64_t) { return draw(); });
+  return place(host, options);
 }
 void check_float_factory(const TensorOptions& o, const char* op) {
   EMBER_CHECK_TYPE(is_floating_point(o.dtype()), "{}: expected a floating point dtype, got {}", op,
@@ -271,8 +282,8 @@ template <class F>
 const Tensor& fill_random(const Tensor& self, Generator& gen, F draw, const char* op) {
   check_defined(self, op);
   std::lock_guard<std::mutex> lock(gen.mutex());
-  Tensor host = host_values(self.numel(), self.dtype(), [&](int64_t) { return draw(); });
-  self.copy_(host.view(self.sizes()));
+  Tensor host = host_values(self.sizes(), self.dtype(), [&](int64_t) { return draw(); });
+  self.copy_(host);
   return self;
 }
 }  // namespace
@@ -307,9 +318,9 @@ Tensor bernoulli(const Tensor& self) {
   Generator& gen = default_generator();
   std::lock_guard<std::mutex> lock(gen.mutex());
   const double* p = probs.data_ptr<double>();
-  Tensor host = host_values(self.numel(), self.dtype(),
+  Tensor host = host_values(self.sizes(), self.dtype(),
                             [&](int64_t i) { return gen.next_double() < p[i] ? 1.0 : 0.0; });
-  return host.view(self.sizes()).to(self.device());
+  return host.to(self.device());
 }
 
 const Tensor& Tensor::uniform_(double from, double to) const {
@@ -419,16 +430,16 @@ TensorDataContainer::TensorDataContainer(std::initializer_list<TensorDataContain
 
 Tensor TensorDataContainer::to_tensor(const TensorOptions& options) const {
   ScalarType t = options.has_dtype() ? options.dtype() : scalar_type_;
-  int64_t n = static_cast<int64_t>(values_.size());
   Tensor host;
   if (is_integral(t, true) && !is_floating_point(scalar_type_) && ints_.size() == values_.size()) {
-    host = empty({n}, TensorOptions().dtype(kLong));
+    host = empty(IntArrayRef(sizes_), TensorOptions().dtype(kLong));
     std::copy(ints_.begin(), ints_.end(), host.data_ptr<int64_t>());
     host = cast_to(host, t);
   } else {
-    host = host_values(n, t, [&](int64_t i) { return values_[i]; });
+    host = host_values(IntArrayRef(sizes_), t, [&](int64_t i) { return values_[i]; });
   }
-  host = host.view(IntArrayRef(sizes_));
+  // Built in its final shape, not as a view of a flat buffer: the result is a plain leaf, so
+  // autograd's in-place checks see it as LibTorch's torch::tensor.
   return place(host, options.dtype(t));
 }
 

@@ -11,9 +11,9 @@ namespace ember {
 namespace {
 // One kernel for all four: moments accumulated in float64 (two passes per block), written as the
 // input dtype; the mean as a second output for *_mean.
-std::tuple<Tensor, Tensor> moments(const char* name, const Tensor& self,
-                                   std::optional<IntArrayRef> dim, std::optional<double> correction,
-                                   bool keepdim, bool take_sqrt, bool with_mean) {
+std::tuple<Tensor, Tensor> moments(const char* name, const Tensor& self, OptionalIntArrayRef dim,
+                                   std::optional<double> correction, bool keepdim, bool take_sqrt,
+                                   bool with_mean) {
   check_defined(self, name);
   EMBER_CHECK_TYPE(is_floating_point(self.dtype()),
                    "{}: only floating point dtypes are supported, got {}. Hint: convert with "
@@ -64,22 +64,28 @@ Tensor norm_over(const char* node_name, const Tensor& self, const Scalar& p, Dim
 }
 }  // namespace
 
-Tensor var(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<double> correction,
-           bool keepdim) {
-  return std::get<0>(moments("var", self, dim, correction, keepdim, false, false));
-}
-Tensor std(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<double> correction,
-           bool keepdim) {
-  return std::get<0>(moments("std", self, dim, correction, keepdim, true, false));
-}
-std::tuple<Tensor, Tensor> var_mean(const Tensor& self, std::optional<IntArrayRef> dim,
-                                    std::optional<double> correction, bool keepdim) {
-  return moments("var_mean", self, dim, correction, keepdim, false, true);
-}
-std::tuple<Tensor, Tensor> std_mean(const Tensor& self, std::optional<IntArrayRef> dim,
-                                    std::optional<double> correction, bool keepdim) {
-  return moments("std_mean", self, dim, correction, keepdim, true, true);
-}
+// Each of var/std/var_mean/std_mean in LibTorch's four spellings (see ops/reduction.h).
+#define EMBER_DEFINE_MOMENT(Ret, name, take, take_sqrt, with_mean)                           \
+  Ret name(const Tensor& self, OptionalIntArrayRef dim, std::optional<double> correction,    \
+           bool keepdim) {                                                                   \
+    return take(moments(#name, self, dim, correction, keepdim, take_sqrt, with_mean));       \
+  }                                                                                          \
+  Ret name(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {       \
+    return name(self, dim, std::optional<double>(unbiased ? 1.0 : 0.0), keepdim);            \
+  }                                                                                          \
+  Ret name(const Tensor& self, bool unbiased) { return name(self, std::nullopt, unbiased); } \
+  Ret name(const Tensor& self, int dim) { return name(self, OptionalIntArrayRef(int64_t{dim})); }
+
+namespace {
+Tensor first(std::tuple<Tensor, Tensor> both) { return std::get<0>(std::move(both)); }
+std::tuple<Tensor, Tensor> both(std::tuple<Tensor, Tensor> both) { return both; }
+}  // namespace
+using MomentPair = std::tuple<Tensor, Tensor>;
+EMBER_DEFINE_MOMENT(Tensor, var, first, false, false)
+EMBER_DEFINE_MOMENT(Tensor, std, first, true, false)
+EMBER_DEFINE_MOMENT(MomentPair, var_mean, both, false, true)
+EMBER_DEFINE_MOMENT(MomentPair, std_mean, both, true, true)
+#undef EMBER_DEFINE_MOMENT
 
 Tensor norm(const Tensor& self, const Scalar& p) {
   check_defined(self, "norm");
@@ -113,25 +119,19 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
 }
 
 // ---- Tensor methods ----
-Tensor Tensor::var(std::optional<IntArrayRef> dim, std::optional<double> correction,
-                   bool keepdim) const {
+Tensor Tensor::var(bool unbiased) const { return ember::var(*this, unbiased); }
+Tensor Tensor::var(OptionalIntArrayRef dim, bool unbiased, bool keepdim) const {
+  return ember::var(*this, dim, unbiased, keepdim);
+}
+Tensor Tensor::var(OptionalIntArrayRef dim, std::optional<double> correction, bool keepdim) const {
   return ember::var(*this, dim, correction, keepdim);
 }
-Tensor Tensor::var(IntArrayRef dim, bool unbiased, bool keepdim) const {
-  return ember::var(*this, dim, unbiased ? 1.0 : 0.0, keepdim);
+Tensor Tensor::std(bool unbiased) const { return ember::std(*this, unbiased); }
+Tensor Tensor::std(OptionalIntArrayRef dim, bool unbiased, bool keepdim) const {
+  return ember::std(*this, dim, unbiased, keepdim);
 }
-Tensor Tensor::var(bool unbiased) const {
-  return ember::var(*this, std::nullopt, unbiased ? 1.0 : 0.0, false);
-}
-Tensor Tensor::std(std::optional<IntArrayRef> dim, std::optional<double> correction,
-                   bool keepdim) const {
+Tensor Tensor::std(OptionalIntArrayRef dim, std::optional<double> correction, bool keepdim) const {
   return ember::std(*this, dim, correction, keepdim);
-}
-Tensor Tensor::std(IntArrayRef dim, bool unbiased, bool keepdim) const {
-  return ember::std(*this, dim, unbiased ? 1.0 : 0.0, keepdim);
-}
-Tensor Tensor::std(bool unbiased) const {
-  return ember::std(*this, std::nullopt, unbiased ? 1.0 : 0.0, false);
 }
 Tensor Tensor::norm(const Scalar& p) const { return ember::norm(*this, p); }
 Tensor Tensor::norm(const Scalar& p, IntArrayRef dim, bool keepdim) const {

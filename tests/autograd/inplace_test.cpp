@@ -1,6 +1,11 @@
 // In-place ops under autograd: version checks, leaf protection, views (CopySlices).
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "ember/ember.h"
 #include "tests/autograd/test_util.h"
 
@@ -22,13 +27,59 @@ TEST(Inplace, ModifyingASavedTensorIsCaught) {
 }
 
 TEST(Inplace, LeafThatRequiresGradCannotBeModified) {
-  Tensor x = ones({2}, kDouble).requires_grad_();
-  std::string msg = message_of([&] { x.add_(1); });
-  EXPECT_NE(msg.find("a leaf Variable that requires grad"), std::string::npos) << msg;
-  EXPECT_NE(message_of([&] { x.narrow(0, 0, 1).mul_(2); }).find("a view of a leaf Variable"),
-            std::string::npos);
-  NoGradGuard g;
-  x.add_(1);  // fine without recording
+  // Every factory's result is a plain leaf: tensor() from a list or vector, the random ones and
+  // eye() were views of a flat buffer, which slipped past the leaf check.
+  const std::vector<std::pair<std::string, std::function<Tensor()>>> leaves = {
+      {"ones", [] { return ones({2}, kDouble); }},
+      {"tensor(list)",
+       [] {
+         return tensor({1.0, 2.0}, kDouble);
+       }},
+      {"tensor(nested)",
+       [] {
+         return tensor({{1.0}, {2.0}}, kDouble);
+       }},
+      {"tensor(vector)",
+       [] {
+         return tensor(std::vector<double>{1, 2}, kDouble);
+       }},
+      {"randn", [] { return randn({2}, kDouble); }},
+      {"rand",
+       [] {
+         return rand({2, 1}, kDouble);
+       }},
+      {"eye", [] { return eye(2, kDouble); }},
+      {"arange", [] { return arange(2, kDouble); }},
+      {"linspace", [] { return linspace(0, 1, 2, kDouble); }},
+  };
+  for (const auto& [name, make] : leaves) {
+    Tensor x = make().requires_grad_(true);
+    EXPECT_FALSE(x.is_view()) << name;
+    std::string msg = message_of([&] { x.add_(1); });
+    EXPECT_NE(msg.find("a leaf Variable that requires grad"), std::string::npos) << name << msg;
+    msg = message_of([&] { x.narrow(0, 0, 1).mul_(2); });
+    EXPECT_NE(msg.find("a view of a leaf Variable"), std::string::npos) << name << msg;
+    NoGradGuard g;
+    x.add_(1);  // fine without recording
+  }
+}
+
+TEST(Inplace, AViewMadeALeafIsProtectedAsALeaf) {
+  // requires_grad_ on a view of a buffer that needs no grad makes the view a leaf (as PyTorch).
+  Tensor buffer = zeros({4}, kDouble);
+  Tensor x = buffer.view({2, 2}).requires_grad_(true);
+  EXPECT_TRUE(x.is_leaf());
+  EXPECT_NE(message_of([&] { x.add_(1); }).find("requires grad"), std::string::npos);
+  EXPECT_NE(message_of([&] { x.select(0, 1).mul_(2); }).find("requires grad"), std::string::npos);
+  EXPECT_EQ(buffer.sum().item<double>(), 0.0);
+  // A view that needs no grad may still be written with a value that does.
+  Tensor w = ones({2}, kDouble).requires_grad_(true);
+  Tensor base = zeros({4}, kDouble);
+  base.narrow(0, 0, 2).mul_(w);
+  base.narrow(0, 0, 2).copy_(w * 3);
+  base.narrow(0, 0, 2).mul_(2);  // the view now has history, its base too: allowed
+  base.sum().backward();
+  expect_values(w.grad(), {6, 6});
 }
 
 TEST(Inplace, InplaceOnNonLeafRewritesHistory) {

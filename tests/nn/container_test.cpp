@@ -131,15 +131,24 @@ TEST(ModuleDict, InsertReplacePop) {
 }
 
 TEST(ParameterContainers, ListAndDict) {
-  nn::ParameterList list(ones({2}), zeros({3}));
-  list->append(ones({1}));
+  // As in LibTorch, each tensor keeps its requires_grad flag.
+  nn::ParameterList list(ones({2}, requires_grad()), zeros({3}));
+  list->append(ones({1}, requires_grad()));
   EXPECT_EQ(list->size(), 3u);
-  EXPECT_TRUE(list[1].requires_grad());
+  EXPECT_TRUE(list[0].requires_grad());
+  EXPECT_FALSE(list[1].requires_grad());
+  EXPECT_TRUE(list[2].requires_grad());
   EXPECT_EQ(list->named_parameters().keys(), (std::vector<std::string>{"0", "1", "2"}));
-  nn::ParameterDict dict({{"scale", ones({1})}});
+  nn::ParameterDict dict({{"scale", ones({1}, requires_grad())}});
   dict->insert("shift", zeros({1}));
-  EXPECT_EQ(dict->keys(), (std::vector<std::string>{"scale", "shift"}));
+  dict->insert("frozen", zeros({1}, requires_grad(false)));
+  EXPECT_EQ(dict->keys(), (std::vector<std::string>{"scale", "shift", "frozen"}));
+  EXPECT_TRUE(dict["scale"].requires_grad());
+  EXPECT_FALSE(dict["shift"].requires_grad());
+  EXPECT_FALSE(dict["frozen"].requires_grad());
+  dict->insert("shift", ones({1}, requires_grad()));  // replacing keeps the new tensor's flag
   EXPECT_TRUE(dict["shift"].requires_grad());
+  dict->pop("frozen");
   Tensor s = dict->pop("scale");
   EXPECT_EQ(dict->size(), 1u);
   EXPECT_EQ(dict->state_dict().keys(), std::vector<std::string>{"shift"});

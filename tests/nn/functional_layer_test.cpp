@@ -317,7 +317,7 @@ TEST(LayerNorm, NormalisesToZeroMeanAndUnitVarianceOverTheTrailingDims) {
   Tensor x = randn({4, 3, 8}, kDouble) * 5 + 2;
   Tensor y = F::layer_norm(x, F::LayerNormFuncOptions({3, 8}).eps(0));
   EXPECT_TRUE(allclose(y.mean({1, 2}), zeros({4}, kDouble), 0, 1e-12));
-  EXPECT_TRUE(allclose(y.var({1, 2}, 0.0), ones({4}, kDouble), 1e-10, 1e-10));
+  EXPECT_TRUE(allclose(y.var({1, 2}, /*unbiased=*/false), ones({4}, kDouble), 1e-10, 1e-10));
 }
 
 TEST(LayerNorm, DoubleBackwardMatchesNumericalDerivatives) {

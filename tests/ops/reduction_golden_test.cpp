@@ -68,15 +68,16 @@ const std::map<std::string, Runner>& runners() {
        }},
       {"var",
        [](const GoldenCase& c) -> Outs {
-         std::optional<IntArrayRef> d;
-         if (!c.int_lists.empty()) d = dims(c);
-         return {var(c.arg(0), d, c.scalars.at(0), keepdim(c))};
+         const std::optional<double> correction = c.scalars.at(0);
+         if (c.int_lists.empty()) return {var(c.arg(0), std::nullopt, correction, keepdim(c))};
+         return {var(c.arg(0), dims(c), correction, keepdim(c))};
        }},
       {"std",
        [](const GoldenCase& c) -> Outs {
-         std::optional<IntArrayRef> d;
-         if (!c.int_lists.empty()) d = dims(c);
-         return {ember::std(c.arg(0), d, c.scalars.at(0), keepdim(c))};
+         const std::optional<double> correction = c.scalars.at(0);
+         if (c.int_lists.empty())
+           return {ember::std(c.arg(0), std::nullopt, correction, keepdim(c))};
+         return {ember::std(c.arg(0), dims(c), correction, keepdim(c))};
        }},
       {"norm",
        [](const GoldenCase& c) -> Outs {

@@ -138,8 +138,7 @@ TEST(ReductionShapes, KeepdimKeepsReducedDimsAsOne) {
   EXPECT_EQ(shape_of(x.amax({}, true)), (std::vector<int64_t>{1, 1, 1}));
   EXPECT_EQ(shape_of(std::get<1>(x.max(-2, true))), (std::vector<int64_t>{2, 1, 4}));
   EXPECT_EQ(shape_of(x.argmax(std::nullopt, true)), (std::vector<int64_t>{1, 1, 1}));
-  EXPECT_EQ(shape_of(x.var(std::optional<IntArrayRef>(IntArrayRef{1}), 1.0, true)),
-            (std::vector<int64_t>{2, 1, 4}));
+  EXPECT_EQ(shape_of(x.var(1, std::optional<double>(1.0), true)), (std::vector<int64_t>{2, 1, 4}));
   EXPECT_EQ(shape_of(x.norm(2, {0, 1}, true)), (std::vector<int64_t>{1, 1, 4}));
   EXPECT_EQ(shape_of(x.logsumexp({2}, true)), (std::vector<int64_t>{2, 3, 1}));
   EXPECT_EQ(shape_of(std::get<0>(x.median(1, true))), (std::vector<int64_t>{2, 1, 4}));
@@ -176,8 +175,7 @@ TEST(ReductionEmpty, IdentitiesOfSumProdAllAnyAndNanOfMeanVar) {
   EXPECT_FALSE(e.any().item<bool>());
   EXPECT_EQ(values_of(e.all(0)), (std::vector<double>{1, 1, 1}));
   for (double v : values_of(e.mean({0}))) EXPECT_TRUE(std::isnan(v));
-  for (double v : values_of(e.var(std::optional<IntArrayRef>(IntArrayRef{0}))))
-    EXPECT_TRUE(std::isnan(v));
+  for (double v : values_of(e.var(0))) EXPECT_TRUE(std::isnan(v));
   EXPECT_TRUE(std::isnan(e.mean().item<double>()));
   EXPECT_EQ(values_of(e.norm(-INFINITY, {0})), (std::vector<double>{0, 0, 0}));
   EXPECT_EQ(values_of(e.logsumexp({0})), (std::vector<double>{-INFINITY, -INFINITY, -INFINITY}));
@@ -346,11 +344,41 @@ TEST(ReductionStats, VarianceIsAccurateFarFromZero) {
         ref_var[r] += (x64[r * 20000 + k] - m) * (x64[r * 20000 + k] - m);
       ref_var[r] /= 19999;
     }
-    expect_values_near(y.var(std::optional<IntArrayRef>(IntArrayRef{1})), ref_var, 1e-5,
-                       "var rows");
-    expect_values_near(y.t().var(std::optional<IntArrayRef>(IntArrayRef{0})), ref_var, 1e-5,
-                       "var columns");
+    expect_values_near(y.var(1), ref_var, 1e-5, "var rows");
+    expect_values_near(y.t().var(0), ref_var, 1e-5, "var columns");
   });
+}
+
+// LibTorch's meanings: an int alone is a dim (t.var(1) reduces dim 1, not unbiased=true), a
+// braced list is a dim list that stays alive for the call, a bool after the dims is unbiased.
+TEST(ReductionStats, OverloadsMeanWhatLibTorchsMean) {
+  Tensor x = tensor({{0.0, 1.0, 5.0}, {3.0, 3.0, 6.0}}, kDouble);
+  const std::vector<double> rows_unbiased = {7.0, 3.0}, rows_biased = {14.0 / 3, 2.0};
+  const std::vector<double> cols_unbiased = {4.5, 2.0, 0.5};
+  expect_values_near(x.var(1), rows_unbiased, 1e-14, "x.var(1)");
+  expect_values_near(x.var(0), cols_unbiased, 1e-14, "x.var(0)");
+  expect_values_near(var(x, 1), rows_unbiased, 1e-14, "var(x, 1)");
+  expect_values_near(x.std(0),
+                     (std::vector<double>{std::sqrt(4.5), std::sqrt(2.0), std::sqrt(0.5)}), 1e-14,
+                     "x.std(0)");
+  EXPECT_EQ(values_of(ember::std(x, 0)), values_of(x.std(0)));
+  expect_values_near(var(x, {1}, false), rows_biased, 1e-14, "var(x, {1}, false)");
+  expect_values_near(x.var({1}, false), rows_biased, 1e-14, "x.var({1}, false)");
+  expect_values_near(var(x, {1}, true, true), rows_unbiased, 1e-14, "var(x, {1}, true, true)");
+  EXPECT_EQ(shape_of(var(x, {1}, true, true)), (std::vector<int64_t>{2, 1}));
+  expect_values_near(var(x, {0, 1}, false), (std::vector<double>{13.0 / 3}), 1e-14,
+                     "var(x, {0, 1}, false)");
+  EXPECT_EQ(std::get<0>(var_mean(x, 1)).sizes().vec(), (std::vector<int64_t>{2}));
+  expect_values_near(std::get<1>(std_mean(x, 0)), (std::vector<double>{1.5, 2.0, 5.5}), 1e-14,
+                     "std::get<1>(std_mean(x, 0))");
+  // A bool alone is unbiased, over every element.
+  EXPECT_EQ(x.var(false).dim(), 0);
+  EXPECT_NEAR(x.var(true).item<double>(), 5.2, 1e-14);
+  // Dims as a vector, a variable or nullopt.
+  std::vector<int64_t> dims = {1};
+  expect_values_near(x.var(dims, true), rows_unbiased, 1e-14, "x.var(dims, true)");
+  OptionalIntArrayRef none = std::nullopt;
+  EXPECT_NEAR(x.var(none, std::optional<double>(0.0)).item<double>(), 13.0 / 3, 1e-14);
 }
 
 TEST(ReductionStats, CorrectionAndUnbiasedOverloads) {
@@ -360,8 +388,8 @@ TEST(ReductionStats, CorrectionAndUnbiasedOverloads) {
   EXPECT_NEAR(values_of(x.std({1}, true))[1], 1.0, 1e-6);
   EXPECT_NEAR(x.std(false).item<double>(), std::sqrt(17.5 / 6), 1e-6);
   // Correction at least the count: divisor clamps to 0 (inf), as PyTorch.
-  EXPECT_TRUE(std::isinf(values_of(x.var(std::optional<IntArrayRef>(IntArrayRef{1}), 3.0))[0]));
-  auto [v, m] = var_mean(x, std::optional<IntArrayRef>(IntArrayRef{0}), 0.0, true);
+  EXPECT_TRUE(std::isinf(values_of(x.var({1}, std::optional<double>(3.0)))[0]));
+  auto [v, m] = var_mean(x, {0}, std::optional<double>(0.0), true);
   EXPECT_EQ(shape_of(m), (std::vector<int64_t>{1, 3}));
   EXPECT_EQ(values_of(m), (std::vector<double>{1.5, 2.5, 3.5}));
   EXPECT_EQ(values_of(v), (std::vector<double>{2.25, 2.25, 2.25}));
@@ -406,8 +434,7 @@ TEST(ReductionErrors, BadDimsAreIndexErrorsNamingTheOp) {
   expect_error<IndexError>([&] { x.cumsum(-3); }, {"cumsum", "-3"});
   expect_error<IndexError>([&] { x.sort(3); }, {"sort", "3"});
   expect_error<IndexError>([&] { x.median(4); }, {"median", "4"});
-  expect_error<IndexError>([&] { x.var(std::optional<IntArrayRef>(IntArrayRef{5})); },
-                           {"var", "5"});
+  expect_error<IndexError>([&] { x.var(5); }, {"var", "5"});
   expect_error<IndexError>([&] { x.logsumexp({7}); }, {"logsumexp", "7"});
   expect_error<IndexError>([&] { x.prod(9); }, {"prod", "9"});
   expect_error<IndexError>([&] { x.all(2); }, {"all", "2"});

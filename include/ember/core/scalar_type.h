@@ -85,6 +85,7 @@ constexpr int64_t element_size(ScalarType t) {
 EMBER_API const char* to_string(ScalarType t);
 /// LibTorch's name for the type in errors and printing: "Float", "Long", ...
 EMBER_API const char* type_name(ScalarType t);
+/// Prints type_name(t) ("Float", "Long"), as LibTorch does.
 EMBER_API std::ostream& operator<<(std::ostream& os, ScalarType t);
 
 constexpr bool is_floating_point(ScalarType t) {

@@ -47,12 +47,19 @@ class EMBER_API StorageImpl : public RefCounted {
   Device device() const { return device_; }
   uint32_t version() const { return version_.load(std::memory_order_relaxed); }
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
+  /// For factories, on a buffer nobody else has seen yet.
+  void reset_version() { version_.store(0, std::memory_order_relaxed); }
+  /// Allocated under InferenceMode: what Tensor::is_inference() reports, for this buffer and every
+  /// view of it (as LibTorch, a view made in inference mode of a normal tensor stays normal).
+  bool is_inference() const { return inference_; }
+  void set_inference(bool inference) { inference_ = inference; }
 
  private:
   DataPtr data_;
   size_t nbytes_;
   Device device_;
   std::atomic<uint32_t> version_{0};
+  bool inference_ = false;
 };
 
 /// Allocates nbytes on `device` through its registered allocator.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ember/core/error.h"
+#include "ember/core/optional_array_ref.h"
 #include "ember/core/scalar.h"
 #include "ember/core/tensor_impl.h"
 #include "ember/core/tensor_options.h"
@@ -122,6 +123,13 @@ class EMBER_API Tensor {
   int64_t itemsize() const { return impl()->itemsize(); }
   size_t nbytes() const { return static_cast<size_t>(numel() * itemsize()); }
   uint32_t _version() const { return impl()->version(); }
+  /// Always kStrided: Ember has no sparse or MKL-DNN tensors (their factories refuse the layout).
+  Layout layout() const { return kStrided; }
+  bool is_sparse() const { return false; }
+  bool is_mkldnn() const { return false; }
+  /// Whether the buffer was allocated under InferenceMode (LibTorch's inference tensors; Ember
+  /// does not restrict their later use as LibTorch does).
+  bool is_inference() const { return impl()->storage()->is_inference(); }
   std::string toString() const;
 
   // ---- Data access ----
@@ -155,6 +163,11 @@ class EMBER_API Tensor {
   // ---- Conversion and copies ----
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  /// `x.to(kCUDA)`: a DeviceType alone (without it the call would be ambiguous between the Device
+  /// and TensorOptions overloads).
+  Tensor to(DeviceType type, bool non_blocking = false, bool copy = false) const {
+    return to(Device(type), non_blocking, copy);
+  }
   Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
   Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
@@ -261,6 +274,8 @@ class EMBER_API Tensor {
   Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
   Tensor as_strided(IntArrayRef size, IntArrayRef stride,
                     std::optional<int64_t> storage_offset = std::nullopt) const;
+  /// A view of the same elements with the same sizes and strides (LibTorch's alias()).
+  Tensor alias() const { return as_strided(sizes(), strides(), storage_offset()); }
   Tensor movedim(IntArrayRef source, IntArrayRef destination) const;
   Tensor movedim(int64_t source, int64_t destination) const;
   Tensor unfold(int64_t dimension, int64_t size, int64_t step) const;
@@ -380,14 +395,15 @@ class EMBER_API Tensor {
   Tensor amin(IntArrayRef dim = {}, bool keepdim = false) const;
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
-  Tensor var(std::optional<IntArrayRef> dim = std::nullopt,
-             std::optional<double> correction = std::nullopt, bool keepdim = false) const;
-  Tensor var(IntArrayRef dim, bool unbiased, bool keepdim = false) const;
-  Tensor var(bool unbiased) const;
-  Tensor std(std::optional<IntArrayRef> dim = std::nullopt,
-             std::optional<double> correction = std::nullopt, bool keepdim = false) const;
-  Tensor std(IntArrayRef dim, bool unbiased, bool keepdim = false) const;
-  Tensor std(bool unbiased) const;
+  // As LibTorch's overloads (see var() in ops/reduction.h): `var(1)` reduces dim 1.
+  Tensor var(bool unbiased = true) const;
+  Tensor var(OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor var(OptionalIntArrayRef dim, std::optional<double> correction, bool keepdim = false) const;
+  Tensor var(int dim) const { return var(OptionalIntArrayRef(int64_t{dim})); }
+  Tensor std(bool unbiased = true) const;
+  Tensor std(OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(OptionalIntArrayRef dim, std::optional<double> correction, bool keepdim = false) const;
+  Tensor std(int dim) const { return std(OptionalIntArrayRef(int64_t{dim})); }
   Tensor norm(const Scalar& p = 2) const;
   Tensor norm(const Scalar& p, IntArrayRef dim, bool keepdim = false) const;
   Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;

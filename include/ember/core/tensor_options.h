@@ -4,14 +4,25 @@
 #pragma once
 
 #include <optional>
+#include <ostream>
 
 #include "ember/core/device.h"
 #include "ember/core/scalar_type.h"
 
 namespace ember {
 
-enum class Layout : int8_t { Strided };
+/// Memory layouts, as LibTorch names them. Ember's tensors are strided; the others exist so that
+/// code naming them compiles, and a factory asked for one refuses it with an Error.
+enum class Layout : int8_t { Strided, Sparse, SparseCsr, SparseCsc, SparseBsr, SparseBsc, Mkldnn };
 constexpr Layout kStrided = Layout::Strided;
+constexpr Layout kSparse = Layout::Sparse;
+constexpr Layout kSparseCsr = Layout::SparseCsr;
+constexpr Layout kSparseCsc = Layout::SparseCsc;
+constexpr Layout kSparseBsr = Layout::SparseBsr;
+constexpr Layout kSparseBsc = Layout::SparseBsc;
+constexpr Layout kMkldnn = Layout::Mkldnn;
+/// "Strided", "Sparse", ... (LibTorch's printing).
+EMBER_API std::ostream& operator<<(std::ostream& os, Layout layout);
 
 /// Where a factory puts its tensor and with what dtype. Unset fields take the defaults.
 class TensorOptions {
@@ -20,7 +31,7 @@ class TensorOptions {
   TensorOptions(ScalarType t) : dtype_(t), has_dtype_(true) {}
   TensorOptions(Device d) : device_(d), has_device_(true) {}
   TensorOptions(DeviceType d) : device_(Device(d)), has_device_(true) {}
-  TensorOptions(Layout) {}
+  TensorOptions(Layout l) : layout_(l) {}
 
   TensorOptions dtype(ScalarType t) const {
     TensorOptions o = *this;
@@ -50,7 +61,11 @@ class TensorOptions {
     o.requires_grad_ = r;
     return o;
   }
-  TensorOptions layout(Layout) const { return *this; }
+  TensorOptions layout(Layout l) const {
+    TensorOptions o = *this;
+    o.layout_ = l;
+    return o;
+  }
   TensorOptions pinned_memory(bool) const { return *this; }
 
   ScalarType dtype() const { return has_dtype_ ? dtype_ : get_default_dtype(); }
@@ -58,7 +73,7 @@ class TensorOptions {
   Device device() const { return has_device_ ? device_ : Device(kCPU); }
   bool has_device() const { return has_device_; }
   bool requires_grad() const { return requires_grad_; }
-  Layout layout() const { return kStrided; }
+  Layout layout() const { return layout_; }
 
   /// Fields set in *this win; the rest come from `other`.
   TensorOptions merge_in(const TensorOptions& other) const {
@@ -66,6 +81,7 @@ class TensorOptions {
     if (has_dtype_) o = o.dtype(dtype_);
     if (has_device_) o = o.device(device_);
     if (requires_grad_) o.requires_grad_ = true;
+    if (layout_ != kStrided) o.layout_ = layout_;
     return o;
   }
 
@@ -78,6 +94,7 @@ class TensorOptions {
   bool has_dtype_ = false;
   bool has_device_ = false;
   bool requires_grad_ = false;
+  Layout layout_ = kStrided;
 };
 
 inline TensorOptions dtype(ScalarType t) { return TensorOptions().dtype(t); }
@@ -87,5 +104,6 @@ TensorOptions dtype() {
 }
 inline TensorOptions device(Device d) { return TensorOptions().device(d); }
 inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
+inline TensorOptions layout(Layout l) { return TensorOptions().layout(l); }
 
 }  // namespace ember

@@ -6,7 +6,10 @@
 // submodules' clones, and every Tensor copied on this thread while the clone runs that is a
 // registered parameter or buffer of the original becomes the clone's (Tensor's copy constructor
 // asks; see detail::active_tensor_remaps), so Tensor members point into the copy. What it cannot
-// re-point (a std::shared_ptr member to a submodule) is reported as an Error.
+// re-point (a std::shared_ptr member to a submodule) makes clone() fall back to LibTorch's
+// way when Derived overrides reset(): a copy whose reset() re-creates its parameters and
+// submodules (so the member points at the new one), given the original's tensors by name. Without
+// a reset() of its own, such a module cannot be cloned, and clone() says so.
 //
 //   struct NetImpl : nn::Cloneable<NetImpl> {
 //     NetImpl() { w = register_parameter("w", ember::randn({3})); fc = register_module(...); }
@@ -18,6 +21,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "ember/nn/module.h"
@@ -33,8 +37,10 @@ class EMBER_API CloneScope {
   ~CloneScope();
   CloneScope(const CloneScope&) = delete;
   CloneScope& operator=(const CloneScope&) = delete;
-  /// Checks that nothing in the copy still refers to the original's tensors or submodules.
-  void finish(Module& copy, void* object, size_t size);
+  /// Checks that nothing in the copy still refers to the original's tensors or submodules. A
+  /// submodule still held through a std::shared_ptr member returns false when `can_reset` (the
+  /// caller then clones by reset()), and is an Error otherwise.
+  bool finish(Module& copy, bool can_reset);
 
   struct Data;
 
@@ -55,10 +61,21 @@ class Cloneable : public Module {
   virtual void reset() {}
 
   std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    detail::CloneScope scope(*this, device);
-    auto copy = std::make_shared<Derived>(static_cast<const Derived&>(*this));
-    scope.finish(*copy, static_cast<void*>(copy.get()), sizeof(Derived));
+    const auto& self = static_cast<const Derived&>(*this);
+    {
+      detail::CloneScope scope(*this, device);
+      auto copy = std::make_shared<Derived>(self);
+      if (scope.finish(*copy, overrides_reset())) return copy;
+    }
+    auto copy = std::make_shared<Derived>(self);  // outside a scope: shares, until reset()
+    copy->clone_by_reset(*this, device, [&copy] { copy->reset(); });
     return copy;
+  }
+
+ private:
+  // Whether Derived (or a class between it and Cloneable) declares its own reset().
+  static constexpr bool overrides_reset() {
+    return !std::is_same_v<decltype(&Derived::reset), void (Cloneable::*)()>;
   }
 };
 

@@ -108,7 +108,9 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   virtual void to(ScalarType dtype, bool non_blocking = false);
   virtual void to(Device device, bool non_blocking = false);
 
-  /// Resets the gradients of all parameters: to undefined (set_to_none) or to zeros.
+  /// Resets the gradients of all parameters: to undefined (set_to_none) or to zeros. The default
+  /// is true, as in the newest LibTorch and Python (LibTorch 1.13 defaulted to false): code that
+  /// reads p.grad() right after zero_grad() gets an undefined tensor, not zeros.
   virtual void zero_grad(bool set_to_none = true);
 
   /// This module as `ModuleType` (a holder like nn::Linear or an Impl), or nullptr.
@@ -211,6 +213,12 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   /// For ParameterList/ParameterDict: the registry itself, and removal (Python's `del`).
   OrderedDict<std::string, Tensor>& mutable_parameters_registry() { return parameters_; }
   Tensor unregister_parameter(const std::string& name);
+  /// For Cloneable::clone() of a module that holds a submodule through a std::shared_ptr member
+  /// (LibTorch's way, see cloneable.h): empties this copy's registries, lets `reset` re-create
+  /// them, then gives what it made the original's parameters and buffers (deep copies, by name,
+  /// onto `device`) and training flags.
+  void clone_by_reset(const Module& original, const std::optional<Device>& device,
+                      const std::function<void()>& reset);
 
  private:
   friend struct detail::HookLists;

@@ -5,6 +5,7 @@
 #include <optional>
 #include <tuple>
 
+#include "ember/core/optional_array_ref.h"
 #include "ember/core/tensor.h"
 
 namespace ember {
@@ -28,19 +29,38 @@ EMBER_API Tensor argmax(const Tensor& self, std::optional<int64_t> dim = std::nu
                         bool keepdim = false);
 EMBER_API Tensor argmin(const Tensor& self, std::optional<int64_t> dim = std::nullopt,
                         bool keepdim = false);
-/// correction defaults to 1 (Bessel's correction).
-EMBER_API Tensor var(const Tensor& self, std::optional<IntArrayRef> dim = std::nullopt,
-                     std::optional<double> correction = std::nullopt, bool keepdim = false);
-EMBER_API Tensor std(const Tensor& self, std::optional<IntArrayRef> dim = std::nullopt,
-                     std::optional<double> correction = std::nullopt, bool keepdim = false);
-EMBER_API std::tuple<Tensor, Tensor> var_mean(const Tensor& self,
-                                              std::optional<IntArrayRef> dim = std::nullopt,
-                                              std::optional<double> correction = std::nullopt,
+// var/std/var_mean/std_mean as LibTorch declares them: `unbiased` (Bessel's correction when true)
+// or an explicit `correction`; the dims are an OptionalIntArrayRef, so `var(t, {1}, false)` and
+// `var(t, 1)` are safe (nullopt reduces every dim). As in LibTorch, a plain number after the dims
+// is `unbiased` (a standard conversion beats the optional's): pass std::optional<double>(c), or
+// name it through a variable of that type, for a correction other than 0 or 1.
+EMBER_API Tensor var(const Tensor& self, bool unbiased = true);
+EMBER_API Tensor var(const Tensor& self, OptionalIntArrayRef dim, bool unbiased = true,
+                     bool keepdim = false);
+EMBER_API Tensor var(const Tensor& self, OptionalIntArrayRef dim, std::optional<double> correction,
+                     bool keepdim = false);
+EMBER_API Tensor std(const Tensor& self, bool unbiased = true);
+EMBER_API Tensor std(const Tensor& self, OptionalIntArrayRef dim, bool unbiased = true,
+                     bool keepdim = false);
+EMBER_API Tensor std(const Tensor& self, OptionalIntArrayRef dim, std::optional<double> correction,
+                     bool keepdim = false);
+EMBER_API std::tuple<Tensor, Tensor> var_mean(const Tensor& self, bool unbiased = true);
+EMBER_API std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim,
+                                              bool unbiased = true, bool keepdim = false);
+EMBER_API std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim,
+                                              std::optional<double> correction,
                                               bool keepdim = false);
-EMBER_API std::tuple<Tensor, Tensor> std_mean(const Tensor& self,
-                                              std::optional<IntArrayRef> dim = std::nullopt,
-                                              std::optional<double> correction = std::nullopt,
+EMBER_API std::tuple<Tensor, Tensor> std_mean(const Tensor& self, bool unbiased = true);
+EMBER_API std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim,
+                                              bool unbiased = true, bool keepdim = false);
+EMBER_API std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim,
+                                              std::optional<double> correction,
                                               bool keepdim = false);
+// An int alone is a dim, as in LibTorch (otherwise int -> bool would make `var(t, 1)` unbiased).
+EMBER_API Tensor var(const Tensor& self, int dim);
+EMBER_API Tensor std(const Tensor& self, int dim);
+EMBER_API std::tuple<Tensor, Tensor> var_mean(const Tensor& self, int dim);
+EMBER_API std::tuple<Tensor, Tensor> std_mean(const Tensor& self, int dim);
 EMBER_API Tensor norm(const Tensor& self, const Scalar& p = 2);
 EMBER_API Tensor norm(const Tensor& self, const Scalar& p, IntArrayRef dim, bool keepdim = false);
 EMBER_API Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim = false);

@@ -75,7 +75,7 @@ autograd::Grads composite_backward(const Tensor& grad, const Tensor& x, const Te
     rs = rsqrt(X.square().mean({1}, true) + eps);
     xhat = X * rs;
   } else {
-    auto [var, mu] = var_mean(X, IntArrayRef({1}), 0.0, true);
+    auto [var, mu] = var_mean(X, 1, /*unbiased=*/false, /*keepdim=*/true);
     rs = rsqrt(var + eps);
     xhat = (X - mu) * rs;
   }
@@ -150,7 +150,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
     return fused_row_norm("NativeLayerNormBackward0", input, weight, bias,
                           numel_of(normalized_shape), eps, /*rms=*/false);
   const Tensor x = is_low_precision(input.dtype()) ? input.to(kFloat) : input;
-  auto [var, mean] = var_mean(x, IntArrayRef(dims), /*correction=*/0.0, /*keepdim=*/true);
+  auto [var, mean] = var_mean(x, IntArrayRef(dims), /*unbiased=*/false, /*keepdim=*/true);
   Tensor y = (x - mean) * rsqrt(var + eps);
   if (weight.defined()) y = y * weight;
   if (bias.defined()) y = y + bias;

@@ -97,7 +97,7 @@ void ModuleDictImpl::pretty_print(std::ostream& stream) const { stream << "ember
 
 // ---- ParameterList ----
 void ParameterListImpl::append(const Tensor& param) {
-  register_parameter(std::to_string(count_), param, param.is_floating_point());
+  register_parameter(std::to_string(count_), param, param.requires_grad());
   ++count_;
 }
 
@@ -138,11 +138,8 @@ ParameterDictImpl::ParameterDictImpl(std::initializer_list<std::pair<std::string
 }
 
 Tensor& ParameterDictImpl::insert(const std::string& key, const Tensor& param) {
-  if (Tensor* existing = mutable_parameters_registry().find(key)) {
-    param.requires_grad_(param.is_floating_point());
-    return *existing = param;
-  }
-  return register_parameter(key, param, param.is_floating_point());
+  if (Tensor* existing = mutable_parameters_registry().find(key)) return *existing = param;
+  return register_parameter(key, param, param.requires_grad());
 }
 
 Tensor ParameterDictImpl::pop(const std::string& key) { return unregister_parameter(key); }

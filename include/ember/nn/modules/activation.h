@@ -134,6 +134,8 @@ EMBER_MODULE(Hardshrink);
 /// x above threshold, else value.
 class EMBER_API ThresholdImpl : public Cloneable<ThresholdImpl> {
  public:
+  ThresholdImpl(double threshold, double value)
+      : ThresholdImpl(ThresholdOptions(threshold, value)) {}
   explicit ThresholdImpl(const ThresholdOptions& options_) : options(options_) {}
   Tensor forward(Tensor input);
   void pretty_print(std::ostream& stream) const override;

@@ -1,8 +1,9 @@
 // ParameterList and ParameterDict: parameters held by position or key, as LibTorch's
-// torch::nn::ParameterList / ParameterDict (keys "0", "1", ... for the list, as Python).
+// torch::nn::ParameterList / ParameterDict (keys "0", "1", ... for the list, as Python). As in
+// LibTorch, a tensor keeps its requires_grad flag (Python's nn.Parameter would set it):
 //
-//   nn::ParameterList ws(ember::randn({3}), ember::randn({4}));
-//   nn::ParameterDict pd({{"scale", ember::ones({1})}});
+//   nn::ParameterList ws(ember::randn({3}, ember::requires_grad()), ember::randn({4}));
+//   nn::ParameterDict pd({{"scale", ember::ones({1}, ember::requires_grad())}});
 #pragma once
 
 #include <string>
@@ -21,7 +22,7 @@ class EMBER_API ParameterListImpl : public Cloneable<ParameterListImpl> {
   explicit ParameterListImpl(Tensors&&... params) {
     (append(Tensor(std::forward<Tensors>(params))), ...);
   }
-  /// Adds a parameter (requires_grad set, as Python's nn.Parameter) under "<index>".
+  /// Adds a parameter under "<index>", keeping its requires_grad flag (as LibTorch).
   void append(const Tensor& param);
   void extend(const std::vector<Tensor>& params);
   /// The i-th parameter.
@@ -45,7 +46,8 @@ class EMBER_API ParameterDictImpl : public Cloneable<ParameterDictImpl> {
   ParameterDictImpl() = default;
   explicit ParameterDictImpl(const OrderedDict<std::string, Tensor>& params);
   ParameterDictImpl(std::initializer_list<std::pair<std::string, Tensor>> params);
-  /// Adds a parameter under `key` (requires_grad set), or replaces the tensor of an existing key.
+  /// Adds a parameter under `key`, or replaces the tensor of an existing key; the tensor keeps its
+  /// requires_grad flag (as LibTorch).
   Tensor& insert(const std::string& key, const Tensor& param);
   /// Removes and returns the parameter under `key`.
   Tensor pop(const std::string& key);
