@@ -177,20 +177,22 @@ Tensor trunc_normal_(Tensor tensor, double mean, double std, double a, double b)
   EMBER_CHECK_VALUE(a <= b, "{}: the bounds must satisfy a <= b, got a = {}, b = {}", op, a, b);
   NoGradGuard no_grad;
   if (tensor.numel() == 0) return tensor;
-  // Inverse-CDF sampling: u uniform on [cdf(a), cdf(b)], mapped through the normal quantile
-  // mean + std * sqrt(2) * erfinv(2u - 1). Worked in float64 on the host, where the random
-  // numbers are drawn anyway, so the tails stay accurate whatever the tensor's dtype.
-  const double lo = normal_cdf((a - mean) / std);
-  const double hi = normal_cdf((b - mean) / std);
-  Tensor u = empty({tensor.numel()}, TensorOptions().dtype(kDouble));
-  u.uniform_(2 * lo - 1, 2 * hi - 1);
+  // Inverse-CDF sampling, as Python's: u uniform on [2 cdf(a) - 1, 2 cdf(b) - 1), mapped through
+  // the normal quantile mean + std * sqrt(2) * erfinv(u). The uniform draws are the ones PyTorch
+  // makes for the tensor's dtype (so a seed gives its numbers), but u and the quantile are worked
+  // in float64 on the host: Python rounds u to float32 first, which sends a far tail such as
+  // [6, 7] to erfinv(1) = inf, every value clamped to b.
+  const double lo = 2 * normal_cdf((a - mean) / std) - 1;
+  const double hi = 2 * normal_cdf((b - mean) / std) - 1;
+  Tensor u =
+      empty(tensor.sizes(), TensorOptions().dtype(tensor.dtype())).uniform_(0, 1).to(kDouble);
   double* data = u.data_ptr<double>();
   const double scale = std::sqrt(2.0) * std;
   parallel_for(0, u.numel(), 4096, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i)
-      data[i] = std::clamp(mean + scale * erfinv(data[i]), a, b);
+      data[i] = std::clamp(mean + scale * erfinv(lo + (hi - lo) * data[i]), a, b);
   });
-  tensor.copy_(u.view(tensor.sizes()));
+  tensor.copy_(u);
   return tensor;
 }
 

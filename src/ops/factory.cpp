@@ -1,6 +1,7 @@
 // Tensor factories.
 #include "ember/ops/factory.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -9,6 +10,7 @@
 #include "kernels/common/visit.h"
 #include "src/autograd/autograd_meta.h"
 #include "src/ops/op_common.h"
+#include "src/ops/random_draws.h"
 
 namespace ember {
 
@@ -203,17 +205,17 @@ Tensor rand(IntArrayRef size, const TensorOptions& options) {
 }
 Tensor rand(IntArrayRef size, Generator& gen, const TensorOptions& options) {
   check_float_factory(options, "rand");
-  bool single = options.dtype() != kDouble;
-  return random_values(size, options, gen, [&] {
-    return single ? static_cast<double>(gen.next_float()) : gen.next_double();
-  });
+  const ScalarType dtype = options.dtype();
+  return random_values(size, options, gen, [&] { return detail::uniform01(gen, dtype); });
 }
 Tensor randn(IntArrayRef size, const TensorOptions& options) {
   return randn(size, default_generator(), options);
 }
 Tensor randn(IntArrayRef size, Generator& gen, const TensorOptions& options) {
   check_float_factory(options, "randn");
-  return random_values(size, options, gen, [&] { return gen.next_normal(); });
+  check_sizes(size, "randn");
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  return place(detail::host_normal(size, options.dtype(), 0.0, 1.0, gen, /*blocks=*/true), options);
 }
 Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& options) {
   return randint(0, high, size, options);
@@ -293,19 +295,33 @@ const Tensor& uniform_(const Tensor& self, double from, double to, Generator& ge
                     "uniform_: expects to return a [from, to) range, but found "
                     "from={} > to={}",
                     from, to);
-  bool single = self.defined() && self.dtype() != kDouble;
+  const ScalarType dtype = self.defined() ? self.scalar_type() : kFloat;
   return fill_random(
-      self, gen,
-      [&] {
-        double u = single ? static_cast<double>(gen.next_float()) : gen.next_double();
-        return from + (to - from) * u;
-      },
-      "uniform_");
+      self, gen, [&] { return from + (to - from) * detail::uniform01(gen, dtype); }, "uniform_");
 }
 const Tensor& normal_(const Tensor& self, double mean, double std, Generator& gen) {
   EMBER_CHECK_VALUE(std >= 0, "normal_: expects std >= 0.0, but found std {}", std);
-  return fill_random(
-      self, gen, [&] { return mean + std * gen.next_normal(); }, "normal_");
+  check_defined(self, "normal_");
+  if (self.is_contiguous()) {
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    self.copy_(detail::host_normal(self.sizes(), self.scalar_type(), mean, std, gen, true));
+    return self;
+  }
+  // ATen draws a strided target one value at a time in memory order (TensorIterator visits the
+  // dims by decreasing stride): fill in that order, then permute back to the logical one.
+  std::vector<int64_t> order(static_cast<size_t>(self.dim()));
+  for (size_t d = 0; d < order.size(); ++d) order[d] = static_cast<int64_t>(d);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return self.stride(a) > self.stride(b); });
+  std::vector<int64_t> memory_sizes, back(order.size());
+  for (size_t d = 0; d < order.size(); ++d) {
+    memory_sizes.push_back(self.size(order[d]));
+    back[static_cast<size_t>(order[d])] = static_cast<int64_t>(d);
+  }
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  self.copy_(
+      detail::host_normal(memory_sizes, self.scalar_type(), mean, std, gen, false).permute(back));
+  return self;
 }
 const Tensor& bernoulli_(const Tensor& self, double p, Generator& gen) {
   EMBER_CHECK_VALUE(p >= 0 && p <= 1, "bernoulli_: expects p to be in [0, 1], but got p={}", p);

@@ -351,6 +351,8 @@ Tolerance default_tolerance(ScalarType dtype) {
   }
 }
 
+ScalarType golden_dtype(const std::string& name) { return parse_dtype(name, "golden_dtype"); }
+
 bool expect_close(const Tensor& actual, const Tensor& expected, double rtol, double atol,
                   const std::string& what) {
   if (!actual.defined()) {

@@ -92,6 +92,8 @@ struct Tolerance {
   double atol = 0;
 };
 Tolerance default_tolerance(ember::ScalarType dtype);
+/// The dtype a golden file names ("float32", "int64", ...); an unknown name throws.
+ember::ScalarType golden_dtype(const std::string& name);
 
 /// Adds a GoogleTest failure unless `actual` matches `expected`: same dtype and sizes, and every
 /// element |a - e| <= atol + rtol * |e| (compared in float64; NaN matches NaN, an infinity only the

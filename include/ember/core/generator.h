@@ -1,8 +1,9 @@
 // Random number generation: each Generator is a seedable 32-bit Mersenne Twister drawn from the
 // way PyTorch's CPU generator draws, so that after `manual_seed(s)` uniform fills (rand, uniform_,
 // and through them nn::init and every layer's default initialisation), randint and randperm give
-// the numbers PyTorch and LibTorch give for the same seed. Normal draws (randn, normal_) use their
-// own Box-Muller and differ from PyTorch's vectorised form.
+// the numbers PyTorch and LibTorch give for the same seed; so do normal draws (randn, normal_,
+// the normal initialisers), in ATen's order (src/ops/random_draws.cpp), to the last bits of
+// float32 (ATen's AVX2 log/sincos round differently from the C library's).
 #pragma once
 
 #include <cstdint>
@@ -38,7 +39,7 @@ class EMBER_API Generator {
   }
   /// Uniform float in [0, 1): the low 24 bits of one 32-bit draw, as PyTorch's uniform_real.
   float next_float() { return static_cast<float>(next_u32() & ((1u << 24) - 1)) * 0x1.0p-24f; }
-  /// Standard normal (Box-Muller; caches the second value).
+  /// Standard normal, as ATen's normal_distribution<double> (Box-Muller; caches the second value).
   double next_normal();
   /// Held while one op draws its numbers, so concurrent ops stay reproducible per op.
   std::mutex& mutex() { return mutex_; }
