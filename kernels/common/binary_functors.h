@@ -62,6 +62,28 @@ struct MinimumOp {
 
 /// C-style remainder (sign of the dividend). Integer division by zero is rejected by the op
 /// layer before the kernel runs; the guard here only keeps the kernel from trapping.
+// Integer a / b and a % b, defined for every pair: b == 0 gives 0 (Ember's integer division by
+// zero), and the one pair whose quotient overflows, the type's minimum over -1, gives the minimum
+// back (two's complement wrap-around, as NumPy) and remainder 0, where the CPU's division would
+// trap (SIGFPE).
+template <class T>
+EMBER_HOST_DEVICE T int_quotient(T a, T b) {
+  if (b == 0) return T(0);
+  if constexpr (std::is_signed_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    if (b == T(-1)) return static_cast<T>(U(0) - static_cast<U>(a));
+  }
+  return static_cast<T>(a / b);
+}
+template <class T>
+EMBER_HOST_DEVICE T int_remainder(T a, T b) {
+  if (b == 0) return T(0);
+  if constexpr (std::is_signed_v<T>) {
+    if (b == T(-1)) return T(0);
+  }
+  return static_cast<T>(a % b);
+}
+
 struct FmodOp {
   template <class T>
   using Supports = IsNotBool<T>;
@@ -72,7 +94,7 @@ struct FmodOp {
       using M = opmath_t<T>;
       return static_cast<T>(std::fmod(static_cast<M>(ia), static_cast<M>(ib)));
     } else {
-      return ib == 0 ? T(0) : static_cast<T>(ia % ib);
+      return int_remainder(ia, ib);
     }
   }
 };
@@ -90,8 +112,7 @@ struct RemainderOp {
       if (r != M(0) && ((r < M(0)) != (b < M(0)))) r += b;
       return static_cast<T>(r);
     } else {
-      if (ib == 0) return T(0);
-      T r = static_cast<T>(ia % ib);
+      T r = int_remainder(ia, ib);
       if constexpr (std::is_signed_v<T>) {
         if (r != 0 && ((r < 0) != (ib < 0))) r = static_cast<T>(r + ib);
       }
@@ -240,7 +261,7 @@ struct DivTruncOp {
       using M = opmath_t<T>;
       return static_cast<T>(std::trunc(static_cast<M>(a) / static_cast<M>(b)));
     } else {
-      return b == 0 ? T(0) : static_cast<T>(a / b);
+      return int_quotient(a, b);
     }
   }
 };
@@ -268,10 +289,9 @@ struct DivFloorOp {
       }
       return static_cast<T>(result);
     } else {
-      if (ib == 0) return T(0);
-      T q = static_cast<T>(ia / ib);
+      T q = int_quotient(ia, ib);
       if constexpr (std::is_signed_v<T>) {
-        if ((ia % ib != 0) && ((ia < 0) != (ib < 0))) q = static_cast<T>(q - 1);
+        if (int_remainder(ia, ib) != 0 && ((ia < 0) != (ib < 0))) q = static_cast<T>(q - 1);
       }
       return q;
     }

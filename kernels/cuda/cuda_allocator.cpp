@@ -129,7 +129,8 @@ class CudaCachingAllocator final : public Allocator {
         in_use = pools_[dev].allocated;
       }
       constexpr double kMiB = 1024.0 * 1024.0;
-      EMBER_FAIL(
+      EMBER_CHECK_AS(
+          OutOfMemoryError, false,
           "allocate: CUDA out of memory: tried to allocate {:.2f} MiB on cuda:{} ({:.2f} MiB "
           "free of {:.2f} MiB; {:.2f} MiB held by Ember tensors). Hint: use smaller batches or "
           "free tensors you no longer need",

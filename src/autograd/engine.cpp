@@ -114,7 +114,14 @@ void run_pre_hooks(Node& node, InlineVector<Tensor, 1>& grads) {
     Tensor& g = grads[hook.output_nr];
     if (!g.defined()) continue;
     Tensor r = hook.fn(g);
-    if (r.defined()) g = std::move(r);
+    if (!r.defined()) continue;
+    // As LibTorch: a hook may replace the gradient's values, not its shape, dtype or device.
+    EMBER_CHECK(r.sizes() == g.sizes() && r.dtype() == g.dtype() && r.device() == g.device(),
+                "backward: a tensor hook returned a gradient of sizes {}, dtype {} on {} for a "
+                "gradient of sizes {}, dtype {} on {}; a hook must not change the size, type or "
+                "device of the gradient",
+                r.sizes(), r.dtype(), r.device(), g.sizes(), g.dtype(), g.device());
+    g = std::move(r);
   }
   for (auto& [nr, slot] : h->retained) {
     const Tensor& g = grads[nr];
@@ -276,7 +283,9 @@ variable_list make_root_grads(const variable_list& outputs, const variable_list&
                   "{}: mismatch in shape: grad_output[{}] has a shape of {} and output[{}] has a "
                   "shape of {}",
                   api, i, given[i].sizes(), i, out.sizes());
-      grads[i] = given[i];
+      // A gradient of another dtype (an int64 one included) is cast to the output's, as
+      // LibTorch's engine does; run in its own dtype, x / 3 would floor an integer gradient.
+      grads[i] = given[i].dtype() == out.dtype() ? given[i] : given[i].to(out.dtype());
     } else {
       EMBER_CHECK(out.numel() == 1,
                   "{}: grad can be implicitly created only for scalar outputs, got shape {}. Hint: "

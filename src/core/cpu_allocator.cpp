@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ember/core/storage.h"
+#include "src/core/check.h"
 
 namespace ember {
 namespace {
@@ -32,8 +33,11 @@ constexpr int kMediumClasses = (kMediumLog2End - kMediumLog2Min) * 4;
 
 void* aligned_alloc_or_throw(size_t nbytes) {
   void* p = nullptr;
-  if (posix_memalign(&p, kAlignment, nbytes == 0 ? kAlignment : nbytes) != 0)
-    throw std::bad_alloc();
+  EMBER_CHECK_AS(OutOfMemoryError,
+                 posix_memalign(&p, kAlignment, nbytes == 0 ? kAlignment : nbytes) == 0,
+                 "allocate: CPU out of memory: tried to allocate {} bytes ({:.2f} GiB). Hint: "
+                 "use smaller tensors, or free ones you no longer need",
+                 nbytes, static_cast<double>(nbytes) / (1 << 30));
   return p;
 }
 

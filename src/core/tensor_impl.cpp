@@ -1,5 +1,7 @@
 #include "ember/core/tensor_impl.h"
 
+#include "src/core/checked_math.h"
+
 namespace ember {
 
 DimVector contiguous_strides(IntArrayRef sizes) {
@@ -47,9 +49,10 @@ void TensorImpl::set_storage(intrusive_ptr<StorageImpl> storage, ScalarType dtyp
 }
 
 void TensorImpl::refresh_numel_and_contiguity() {
-  int64_t n = 1;
-  for (int64_t s : sizes_) n *= s;
-  numel_ = n;
+  // The ops check their sizes first (detail::checked_numel, naming themselves); this is the
+  // backstop for any path that did not.
+  numel_ = detail::checked_numel(sizes_, "tensor");
+  const int64_t n = numel_;
   // Contiguous as PyTorch defines it: dims of size 1 may have any stride.
   bool contiguous = true;
   int64_t expected = 1;

@@ -2,12 +2,14 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <vector>
 
 #include "ember/ops/factory.h"
 #include "src/core/check.h"
+#include "src/core/checked_math.h"
 
 namespace ember::data {
 
@@ -63,17 +65,31 @@ Tensor read_idx(const std::string& path) {
   int ndim = header[3];
   EMBER_CHECK(ndim >= 1 && ndim <= 4, "read_idx: '{}' has {} dims; expected 1 to 4", path, ndim);
   std::vector<int64_t> sizes(ndim);
-  int64_t numel = 1;
   for (int i = 0; i < ndim; ++i) {
     unsigned char b[4];
     EMBER_CHECK(read_exact(file.f, b, 4), "read_idx: '{}' header is truncated", path);
     sizes[i] = big_endian(b);
-    numel *= sizes[i];
   }
+  const int64_t numel = detail::checked_numel(sizes, "read_idx");
+  // The header is the file's word, not a fact: read in bounded chunks and allocate only what
+  // arrived, so a hostile header claiming terabytes costs nothing before the data runs out.
+  std::vector<uint8_t> data;
+  constexpr int64_t kChunk = int64_t{1} << 24;
+  while (static_cast<int64_t>(data.size()) < numel) {
+    const size_t have = data.size();
+    const size_t want = static_cast<size_t>(std::min<int64_t>(kChunk, numel - int64_t(have)));
+    data.resize(have + want);
+    EMBER_CHECK(read_exact(file.f, data.data() + have, want),
+                "read_idx: '{}' is truncated: its header promises {} data bytes for sizes {}, "
+                "the file has fewer",
+                path, numel, IntArrayRef(sizes));
+  }
+  unsigned char extra;
+  EMBER_CHECK(gzread(file.f, &extra, 1) == 0,
+              "read_idx: '{}' has data past the {} bytes its header promises for sizes {}", path,
+              numel, IntArrayRef(sizes));
   Tensor out = empty(sizes, TensorOptions().dtype(kByte));
-  EMBER_CHECK(read_exact(file.f, out.data_ptr<uint8_t>(), static_cast<size_t>(numel)),
-              "read_idx: '{}' is truncated: expected {} data bytes for sizes {}", path, numel,
-              IntArrayRef(sizes));
+  if (numel > 0) std::memcpy(out.data_ptr<uint8_t>(), data.data(), static_cast<size_t>(numel));
   return out;
 }
 
@@ -83,9 +99,15 @@ MNIST::MNIST(const std::string& root, Mode mode) : is_train_(mode == Mode::kTrai
   std::string prefix = is_train_ ? "train" : "t10k";
   Tensor images = read_idx(existing(root, prefix + "-images-idx3-ubyte"));
   Tensor labels = read_idx(existing(root, prefix + "-labels-idx1-ubyte"));
-  EMBER_CHECK(images.dim() == 3 && labels.dim() == 1 && images.size(0) == labels.size(0),
+  EMBER_CHECK(images.dim() == 3 && images.size(1) == 28 && images.size(2) == 28,
+              "MNIST: the images in '{}' have sizes {}; expected [N, 28, 28]", root,
+              images.sizes());
+  EMBER_CHECK(labels.dim() == 1 && images.size(0) == labels.size(0),
               "MNIST: images {} and labels {} in '{}' do not match", images.sizes(), labels.sizes(),
               root);
+  EMBER_CHECK(labels.numel() == 0 || labels.max().item<int64_t>() <= 9,
+              "MNIST: the labels in '{}' go up to {}; expected classes 0 to 9", root,
+              labels.numel() ? labels.max().item<int64_t>() : 0);
   images_ = images.to(kFloat).div_(255.0).view({images.size(0), 1, images.size(1), images.size(2)});
   targets_ = labels.to(kLong);
 }

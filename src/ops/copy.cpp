@@ -22,6 +22,7 @@ void copy_same_device(const Tensor& dst, const Tensor& src) {
 const Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) const {
   check_defined(*this, "copy_");
   check_defined(src, "copy_", "src");
+  check_no_internal_overlap(*this, "copy_");
   autograd::InplaceRecording rec("copy_", *this, src);
   autograd::Edges edges;
   if (rec) edges = autograd::edges_of(*this, src);

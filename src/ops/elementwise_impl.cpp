@@ -20,6 +20,7 @@ Tensor finish(OpId op, const Tensor* out, IntArrayRef shape, ScalarType out_dtyp
     return result;
   }
   check_defined(*out, name, "out");
+  check_no_internal_overlap(*out, name);
   // The kernel runs on out's device and dereferences every operand there: a CUDA out with CPU
   // inputs would read host pointers on the GPU (an illegal address that poisons the context).
   EMBER_CHECK(out->device().type() == device.type(),

@@ -9,6 +9,7 @@
 #include "kernels/common/unary_functors.h"
 #include "kernels/common/visit.h"
 #include "src/autograd/autograd_meta.h"
+#include "src/core/checked_math.h"
 #include "src/ops/op_common.h"
 #include "src/ops/random_draws.h"
 
@@ -44,16 +45,24 @@ Tensor finish_options(Tensor t, const TensorOptions& options) {
 }
 }  // namespace
 
-Tensor empty(IntArrayRef size, const TensorOptions& options) {
-  check_sizes(size, "empty");
-  check_strided(options, "empty");
-  int64_t n = 1;
-  for (int64_t s : size) n *= s;
-  ScalarType t = options.dtype();
-  auto storage = make_storage(static_cast<size_t>(n * element_size(t)), options.device());
+namespace {
+// An uninitialised tensor for the factory `op`: sizes, layout and byte count checked, so an error
+// names the op the user called.
+Tensor allocate(IntArrayRef size, const TensorOptions& options, const char* op) {
+  check_sizes(size, op);
+  check_strided(options, op);
+  const ScalarType t = options.dtype();
+  const size_t bytes =
+      detail::checked_nbytes(detail::checked_numel(size, op), element_size(t), size, op);
+  auto storage = make_storage(bytes, options.device());
   Tensor out(make_intrusive<TensorImpl>(std::move(storage), t, size));
   if (EMBER_UNLIKELY(options.requires_grad())) out.requires_grad_(true);
   return out;
+}
+}  // namespace
+
+Tensor empty(IntArrayRef size, const TensorOptions& options) {
+  return allocate(size, options, "empty");
 }
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& options) {
@@ -61,27 +70,23 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& 
   check_strided(options, "empty_strided");
   EMBER_CHECK(size.size() == stride.size(),
               "empty_strided: size {} and stride {} must have the same length", size, stride);
-  int64_t extent = 1;
-  for (size_t i = 0; i < size.size(); ++i) {
-    if (size[i] == 0) {
-      extent = 0;
-      break;
-    }
-    extent += (size[i] - 1) * stride[i];
-  }
+  for (int64_t s : stride)
+    EMBER_CHECK_VALUE(s >= 0, "empty_strided: negative strides are not supported, got {}", stride);
+  const int64_t extent = detail::checked_extent(size, stride, "empty_strided");
   ScalarType t = options.dtype();
-  auto storage = make_storage(static_cast<size_t>(extent * element_size(t)), options.device());
+  auto storage = make_storage(
+      detail::checked_nbytes(extent, element_size(t), size, "empty_strided"), options.device());
   return finish_options(Tensor(make_intrusive<TensorImpl>(std::move(storage), t, size, stride, 0)),
                         options);
 }
 
 Tensor zeros(IntArrayRef size, const TensorOptions& options) {
-  Tensor t = empty(size, options.requires_grad(false));
+  Tensor t = allocate(size, options.requires_grad(false), "zeros");
   t.zero_();
   return finish_options(t, options);
 }
 Tensor ones(IntArrayRef size, const TensorOptions& options) {
-  Tensor t = empty(size, options.requires_grad(false));  // default dtype, unlike full(size, 1)
+  Tensor t = allocate(size, options.requires_grad(false), "ones");  // default dtype, unlike full
   t.fill_(1);
   return finish_options(t, options);
 }
@@ -91,7 +96,7 @@ Tensor full(IntArrayRef size, const Scalar& fill_value, const TensorOptions& opt
     // ATen infers the dtype from the fill value: bool -> bool, int -> int64, float -> default.
     o = o.dtype(fill_value.isFloatingPoint() ? get_default_dtype() : fill_value.type());
   }
-  Tensor t = empty(size, o);
+  Tensor t = allocate(size, o, "full");
   t.fill_(fill_value);
   return finish_options(t, options);
 }
@@ -100,8 +105,8 @@ namespace {
 // Fills a new host tensor of `dtype` and `shape` with value_at(i) (double) for each flat index i.
 // Factories are not hot paths; clarity wins here.
 template <class F>
-Tensor host_values(IntArrayRef shape, ScalarType dtype, F value_at) {
-  Tensor host = empty(shape, TensorOptions().dtype(dtype));
+Tensor host_values(const char* op, IntArrayRef shape, ScalarType dtype, F value_at) {
+  Tensor host = allocate(shape, TensorOptions().dtype(dtype), op);
   const int64_t n = host.numel();
   visit_dtype(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -132,17 +137,37 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
                     "arange: upper bound and larger bound inconsistent with step sign (start={}, "
                     "end={}, step={})",
                     start, end, step);
-  int64_t n = any_float
-                  ? static_cast<int64_t>(std::ceil((e - s) / st))
-                  : (end.toLong() - start.toLong() + step.toLong() - (step.toLong() > 0 ? 1 : -1)) /
-                        step.toLong();
-  if (n < 0) n = 0;
+  int64_t n;
+  if (any_float) {
+    EMBER_CHECK_VALUE(std::isfinite(s) && std::isfinite(e) && std::isfinite(st),
+                      "arange: unsupported range: {} -> {} with step {}", start, end, step);
+    const double count = std::ceil((e - s) / st);
+    EMBER_CHECK_VALUE(count < 0x1p63,
+                      "arange: [{}, {}) with step {} has {} elements, more than a "
+                      "tensor can count",
+                      start, end, step, count);
+    n = std::max<int64_t>(static_cast<int64_t>(count), 0);
+  } else {
+    // In 128 bits: end - start + step - 1 wraps in 64 for extreme bounds.
+    const __int128 span = static_cast<__int128>(end.toLong()) - start.toLong();
+    const __int128 by = step.toLong();
+    const __int128 count = (span + by - (by > 0 ? 1 : -1)) / by;
+    EMBER_CHECK_VALUE(count <= INT64_MAX,
+                      "arange: [{}, {}) with step {} has more elements than a "
+                      "tensor can count",
+                      start, end, step);
+    n = count < 0 ? 0 : static_cast<int64_t>(count);
+  }
   Tensor host;
   if (!any_float && is_integral(t, false)) {
-    int64_t s0 = start.toLong(), st0 = step.toLong();
-    host = host_values(n, kLong, [&](int64_t i) { return s0 + i * st0; }).to(t);
+    // Filled as int64, not through double, so values past 2^53 stay exact.
+    const int64_t s0 = start.toLong(), st0 = step.toLong();
+    host = allocate({n}, TensorOptions().dtype(kLong), "arange");
+    int64_t* values = host.data_ptr<int64_t>();
+    for (int64_t i = 0; i < n; ++i) values[i] = s0 + i * st0;
+    host = cast_to(host, t);
   } else {
-    host = host_values(n, t, [&](int64_t i) { return s + static_cast<double>(i) * st; });
+    host = host_values("arange", n, t, [&](int64_t i) { return s + static_cast<double>(i) * st; });
   }
   return place(host, options.dtype(t));
 }
@@ -155,7 +180,7 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps,
   double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
   // Fill from both ends so the last value is exactly `end`, as PyTorch does.
   int64_t half = steps / 2;
-  Tensor host = host_values(steps, t, [&](int64_t i) {
+  Tensor host = host_values("linspace", steps, t, [&](int64_t i) {
     return i < half ? s + step * static_cast<double>(i)
                     : e - step * static_cast<double>(steps - 1 - i);
   });
@@ -168,7 +193,7 @@ Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double ba
   double s = start.toDouble(), e = end.toDouble();
   double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
   int64_t half = steps / 2;
-  Tensor host = host_values(steps, t, [&](int64_t i) {
+  Tensor host = host_values("logspace", steps, t, [&](int64_t i) {
     double x = i < half ? s + step * static_cast<double>(i)
                         : e - step * static_cast<double>(steps - 1 - i);
     return std::pow(base, x);
@@ -180,7 +205,8 @@ Tensor eye(int64_t n, const TensorOptions& options) { return eye(n, n, options);
 Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
   EMBER_CHECK_VALUE(n >= 0 && m >= 0, "eye: n and m must be non-negative, got n={} m={}", n, m);
   ScalarType t = options.dtype();
-  Tensor host = host_values({n, m}, t, [&](int64_t i) { return (i / m == i % m) ? 1.0 : 0.0; });
+  Tensor host =
+      host_values("eye", {n, m}, t, [&](int64_t i) { return (i / m == i % m) ? 1.0 : 0.0; });
   return place(host, options.dtype(t));
 }
 
@@ -188,10 +214,10 @@ Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
 
 namespace {
 template <class F>
-Tensor random_values(IntArrayRef size, const TensorOptions& options, Generator& gen, F draw) {
-  check_sizes(size, "random");
+Tensor random_values(const char* op, IntArrayRef size, const TensorOptions& options, Generator& gen,
+                     F draw) {
   std::lock_guard<std::mutex> lock(gen.mutex());
-  Tensor host = host_values(size, options.dtype(), [&](int64_t) { return draw(); });
+  Tensor host = host_values(op, size, options.dtype(), [&](int64_t) { return draw(); });
   return place(host, options);
 }
 void check_float_factory(const TensorOptions& o, const char* op) {
@@ -206,7 +232,7 @@ Tensor rand(IntArrayRef size, const TensorOptions& options) {
 Tensor rand(IntArrayRef size, Generator& gen, const TensorOptions& options) {
   check_float_factory(options, "rand");
   const ScalarType dtype = options.dtype();
-  return random_values(size, options, gen, [&] { return detail::uniform01(gen, dtype); });
+  return random_values("rand", size, options, gen, [&] { return detail::uniform01(gen, dtype); });
 }
 Tensor randn(IntArrayRef size, const TensorOptions& options) {
   return randn(size, default_generator(), options);
@@ -220,24 +246,70 @@ Tensor randn(IntArrayRef size, Generator& gen, const TensorOptions& options) {
 Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& options) {
   return randint(0, high, size, options);
 }
+namespace {
+// The integers a tensor of `dtype` holds exactly: the type's range for integers, +-2^digits for
+// floating types (ATen's bounds for random_, randint and randperm).
+std::pair<int64_t, int64_t> exact_integer_range(ScalarType t) {
+  switch (t) {
+    case kBool:
+      return {0, 1};
+    case kByte:
+      return {0, 255};
+    case kChar:
+      return {-128, 127};
+    case kShort:
+      return {-32768, 32767};
+    case kInt:
+      return {INT32_MIN, INT32_MAX};
+    case kHalf:
+      return {-(int64_t{1} << 11), int64_t{1} << 11};
+    case kBFloat16:
+      return {-(int64_t{1} << 8), int64_t{1} << 8};
+    case kFloat:
+      return {-(int64_t{1} << 24), int64_t{1} << 24};
+    case kDouble:
+      return {-(int64_t{1} << 53), int64_t{1} << 53};
+    default:
+      return {INT64_MIN, INT64_MAX};
+  }
+}
+}  // namespace
+
 Tensor randint(int64_t low, int64_t high, IntArrayRef size, const TensorOptions& options) {
   EMBER_CHECK_VALUE(low < high,
                     "randint: random_ expects 'from' to be less than 'to', but got from={} >= "
                     "to={}",
                     low, high);
   TensorOptions o = options.has_dtype() ? options : options.dtype(kLong);
+  const auto [lowest, highest] = exact_integer_range(o.dtype());
+  EMBER_CHECK_VALUE(low >= lowest && high - 1 <= highest,
+                    "randint: the range [{}, {}) does not fit in {}, which holds the integers "
+                    "[{}, {}] exactly. Hint: choose a wider dtype",
+                    low, high, o.dtype(), lowest, highest);
   Generator& gen = default_generator();
-  uint64_t range = static_cast<uint64_t>(high - low);
-  return random_values(size, o, gen, [&] {
-    return static_cast<double>(low + static_cast<int64_t>(draw_below(gen, range)));
-  });
+  // In uint64: high - low may exceed INT64_MAX, and low + draw wraps back into range.
+  const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  Tensor host = allocate(size, TensorOptions().dtype(kLong), "randint");
+  int64_t* values = host.data_ptr<int64_t>();
+  {
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    for (int64_t i = 0; i < host.numel(); ++i)
+      values[i] = static_cast<int64_t>(static_cast<uint64_t>(low) + draw_below(gen, range));
+  }
+  return place(cast_to(host, o.dtype()), o);
 }
 Tensor randperm(int64_t n, const TensorOptions& options) {
   return randperm(n, default_generator(), options);
 }
 Tensor randperm(int64_t n, Generator& gen, const TensorOptions& options) {
   EMBER_CHECK_VALUE(n >= 0, "randperm: n must be non-negative, got {}", n);
-  std::vector<int64_t> perm(static_cast<size_t>(n));
+  TensorOptions o = options.has_dtype() ? options : options.dtype(kLong);
+  EMBER_CHECK_VALUE(n == 0 || n - 1 <= exact_integer_range(o.dtype()).second,
+                    "randperm: n is too large for result tensor type {}: it holds the integers "
+                    "up to {} exactly, and the permutation needs {}",
+                    o.dtype(), exact_integer_range(o.dtype()).second, n - 1);
+  Tensor host = allocate({n}, TensorOptions().dtype(kLong), "randperm");
+  int64_t* perm = host.data_ptr<int64_t>();
   for (int64_t i = 0; i < n; ++i) perm[i] = i;
   {
     std::lock_guard<std::mutex> lock(gen.mutex());
@@ -249,9 +321,6 @@ Tensor randperm(int64_t n, Generator& gen, const TensorOptions& options) {
       std::swap(perm[i], perm[i + z]);
     }
   }
-  Tensor host = empty({n}, TensorOptions().dtype(kLong));
-  std::copy(perm.begin(), perm.end(), host.data_ptr<int64_t>());
-  TensorOptions o = options.has_dtype() ? options : options.dtype(kLong);
   return place(cast_to(host, o.dtype()), o);
 }
 
@@ -284,7 +353,7 @@ template <class F>
 const Tensor& fill_random(const Tensor& self, Generator& gen, F draw, const char* op) {
   check_defined(self, op);
   std::lock_guard<std::mutex> lock(gen.mutex());
-  Tensor host = host_values(self.sizes(), self.dtype(), [&](int64_t) { return draw(); });
+  Tensor host = host_values(op, self.sizes(), self.dtype(), [&](int64_t) { return draw(); });
   self.copy_(host);
   return self;
 }
@@ -334,7 +403,7 @@ Tensor bernoulli(const Tensor& self) {
   Generator& gen = default_generator();
   std::lock_guard<std::mutex> lock(gen.mutex());
   const double* p = probs.data_ptr<double>();
-  Tensor host = host_values(self.sizes(), self.dtype(),
+  Tensor host = host_values("bernoulli", self.sizes(), self.dtype(),
                             [&](int64_t i) { return gen.next_double() < p[i] ? 1.0 : 0.0; });
   return host.to(self.device());
 }
@@ -448,11 +517,11 @@ Tensor TensorDataContainer::to_tensor(const TensorOptions& options) const {
   ScalarType t = options.has_dtype() ? options.dtype() : scalar_type_;
   Tensor host;
   if (is_integral(t, true) && !is_floating_point(scalar_type_) && ints_.size() == values_.size()) {
-    host = empty(IntArrayRef(sizes_), TensorOptions().dtype(kLong));
+    host = allocate(IntArrayRef(sizes_), TensorOptions().dtype(kLong), "tensor");
     std::copy(ints_.begin(), ints_.end(), host.data_ptr<int64_t>());
     host = cast_to(host, t);
   } else {
-    host = host_values(IntArrayRef(sizes_), t, [&](int64_t i) { return values_[i]; });
+    host = host_values("tensor", IntArrayRef(sizes_), t, [&](int64_t i) { return values_[i]; });
   }
   // Built in its final shape, not as a view of a flat buffer: the result is a plain leaf, so
   // autograd's in-place checks see it as LibTorch's torch::tensor.

@@ -225,7 +225,7 @@ AdvancedIndex make_advanced(const Tensor& src, const std::vector<TensorEntry>& e
                                 m.dim(), off.data_ptr<int64_t>());
       parts.push_back({off.narrow(0, 0, n), 1, 0});
     } else {
-      check_range(t, ai.src.size(p), true, entries[i].dim, op);
+      check_range(t, ai.src.size(p), true, entries[i].dim, op, ai.src);
       parts.push_back({t, ai.src.stride(p), ai.src.size(p)});
     }
   }

@@ -45,8 +45,10 @@ inline void check_bool_mask(const Tensor& mask, const char* op) {
                    op, mask.dtype());
 }
 
-// Checks every index value against [-size, size) (wrap) or [0, size), naming the first offender.
-inline void check_range(const Tensor& index, int64_t size, bool wrap, int64_t dim, const char* op) {
+// Checks every index value against [-size, size) (wrap) or [0, size), naming the first offender
+// and the operands (`self`, the indexed tensor, and the index as given).
+inline void check_range(const Tensor& index, int64_t size, bool wrap, int64_t dim, const char* op,
+                        const Tensor& self) {
   if (index.numel() == 0) return;
   Tensor c = index.contiguous();
   const int64_t* p = c.data_ptr<int64_t>();
@@ -56,8 +58,10 @@ inline void check_range(const Tensor& index, int64_t size, bool wrap, int64_t di
   if (lo >= min_ok && hi < size) return;
   for (int64_t i = 0; i < c.numel(); ++i)
     EMBER_CHECK_INDEX(p[i] >= min_ok && p[i] < size,
-                      "{}: index {} is out of bounds for dimension {} with size {}", op, p[i], dim,
-                      size);
+                      "{}: index {} is out of bounds for dimension {} with size {} (self: {} of "
+                      "sizes {}; index: {} of sizes {})",
+                      op, p[i], dim, size, self.dtype(), self.sizes(), index.dtype(),
+                      index.sizes());
 }
 
 // `strides` with dim d set to 0.

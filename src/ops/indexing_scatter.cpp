@@ -31,7 +31,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
     DimVector shape(s.sizes());
     shape[d] = index.numel();
     Tensor i = index.reshape({-1});
-    check_range(i, s.size(d), false, d, op);
+    check_range(i, s.size(d), false, d, op, self);
     out = empty(shape, self.options());
     run_gather(out, restrided(s, shape, without_dim(s.strides(), d)),
                restrided(i, shape, along_dim(s.dim(), d, i.stride(0))), index_params(s.stride(d)));
@@ -83,7 +83,7 @@ const Tensor& scatter_impl(const Tensor& self, int64_t dim, const Tensor& index,
   Tensor v = values.to(kHost);
   if (shares_storage(v, self)) v = v.clone();
   if (shares_storage(i, self)) i = i.clone();
-  check_range(i, s.size(dim), false, dim, op);
+  check_range(i, s.size(dim), false, dim, op, self);
   run_put(restrided(s, i.sizes(), without_dim(s.strides(), dim)), v, i, index_params(s.stride(dim)),
           accumulate);
   bump_version(self);
@@ -130,7 +130,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
   } else {
     Tensor s = at_least_1d(self), i = at_least_1d(index);
     out = empty(index.sizes(), self.options());
-    check_range(i, s.size(d), false, d, op);
+    check_range(i, s.size(d), false, d, op, self);
     run_gather(out.view(i.sizes()), restrided(s, i.sizes(), without_dim(s.strides(), d)), i,
                index_params(s.stride(d)));
   }
@@ -217,7 +217,7 @@ const Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor&
     if (shares_storage(values, *this)) values = values.clone();
     Tensor i = index.reshape({-1});
     if (shares_storage(i, *this)) i = i.clone();
-    check_range(i, s.size(d), false, d, op);
+    check_range(i, s.size(d), false, d, op, *this);
     run_put(restrided(s, src.sizes(), without_dim(s.strides(), d)), values,
             restrided(i, src.sizes(), along_dim(s.dim(), d, i.stride(0))),
             index_params(s.stride(d)), true);
@@ -249,7 +249,7 @@ Tensor take(const Tensor& self, const Tensor& index) {
       EMBER_CHECK_INDEX(self.numel() > 0, "{}: tried to take from an empty tensor of shape {}", op,
                         self.sizes());
       // Flat positions index the logical (row-major) order, memory order once contiguous.
-      check_range(index, self.numel(), true, 0, op);
+      check_range(index, self.numel(), true, 0, op, self);
       Tensor c = self.contiguous();
       run_gather(out, restrided(c, index.sizes(), DimVector(index.dim(), 0)), index,
                  index_params(1, c.numel()));

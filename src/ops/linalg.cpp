@@ -344,22 +344,22 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   const int64_t d1 = self.dim(), d2 = other.dim();
   EMBER_CHECK(d1 >= 1 && d2 >= 1,
               "matmul: both arguments need to be at least 1-D, but they are {}-D and {}-D", d1, d2);
-  if (d1 == 1 && d2 == 1) return dot(self, other);
-  if (d1 == 2 && d2 == 1) return mv(self, other);
-  if (d1 == 2 && d2 == 2) return mm(self, other);
+  // Checked here, before dot/mv/mm take the 1-D and 2-D cases, so errors name matmul.
   check_same_device({&self, &other}, "matmul");
   EMBER_CHECK_TYPE(self.dtype() == other.dtype(),
                    "matmul: expected self and other to have the same dtype, but got {} and {}. "
                    "Hint: convert one with .to({})",
                    self.dtype(), other.dtype(), self.dtype());
   check_gemm_dtype("matmul", self);
-
   const int64_t m = d1 >= 2 ? self.size(-2) : 1, k = self.size(-1);
   const int64_t k2 = d2 >= 2 ? other.size(-2) : other.size(0), n = d2 >= 2 ? other.size(-1) : 1;
   EMBER_CHECK(k == k2,
               "matmul: shapes cannot be multiplied ({} and {}). Hint: self.size(-1) must equal "
               "other.size({})",
               dims_str(self.sizes()), dims_str(other.sizes()), d2 >= 2 ? -2 : 0);
+  if (d1 == 1 && d2 == 1) return dot(self, other);
+  if (d1 == 2 && d2 == 1) return mv(self, other);
+  if (d1 == 2 && d2 == 2) return mm(self, other);
   const IntArrayRef batch1 = self.sizes().slice(0, std::max<int64_t>(0, d1 - 2));
   const IntArrayRef batch2 = other.sizes().slice(0, std::max<int64_t>(0, d2 - 2));
   const DimVector batch = broadcast_shape(batch1, batch2, "matmul");

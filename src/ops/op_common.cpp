@@ -79,6 +79,16 @@ void check_defined(const Tensor& t, const char* op, const char* arg) {
               op, arg);
 }
 
+void check_no_internal_overlap(const Tensor& t, const char* op) {
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    EMBER_CHECK(t.stride(d) != 0 || t.size(d) <= 1,
+                "{}: unsupported operation: more than one element of the written-to tensor "
+                "refers to a single memory location (sizes {}, strides {}: dim {} has stride 0). "
+                "Hint: clone() the tensor before writing to it",
+                op, t.sizes(), t.strides(), d);
+  }
+}
+
 void check_same_device(std::initializer_list<const Tensor*> tensors, const char* op) {
   const Tensor* first = nullptr;
   for (const Tensor* t : tensors) {

@@ -36,6 +36,10 @@ Tensor scalar_to_tensor(const Scalar& s, ScalarType dtype, Device device);
 /// Checks that a tensor handle is defined, naming the op and the argument.
 void check_defined(const Tensor& t, const char* op, const char* arg = "self");
 
+/// Checks that a tensor about to be written has no two elements at one memory location (a dim of
+/// size > 1 with stride 0, as expand() makes), as LibTorch's assert_no_internal_overlap.
+void check_no_internal_overlap(const Tensor& t, const char* op);
+
 /// Checks that all defined tensors share one device.
 void check_same_device(std::initializer_list<const Tensor*> tensors, const char* op);
 

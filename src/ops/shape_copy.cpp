@@ -11,6 +11,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/shape.h"
 #include "src/autograd/derivatives/shape.h"
+#include "src/core/checked_math.h"
 #include "src/core/parallel.h"
 #include "src/ops/op_common.h"
 
@@ -111,15 +112,17 @@ Tensor stack(TensorList tensors, int64_t dim) {
   return out;
 }
 
-Tensor repeat(const Tensor& self, IntArrayRef repeats) {
-  check_defined(self, "repeat");
+namespace {
+// repeat, and tile through it: `op` names the one the user called in errors.
+Tensor repeat_as(const Tensor& self, IntArrayRef repeats, const char* op) {
+  check_defined(self, op);
   const int64_t nr = static_cast<int64_t>(repeats.size());
   EMBER_CHECK(nr >= self.dim(),
-              "repeat: number of dimensions of repeat dims ({}) can not be smaller than number of "
+              "{}: number of dimensions of repeat dims ({}) can not be smaller than number of "
               "dimensions of tensor ({}). Hint: use tile, which pads the repeats with 1s",
-              nr, self.dim());
+              op, nr, self.dim());
   for (int64_t r : repeats)
-    EMBER_CHECK(r >= 0, "repeat: repeats must be non-negative, got {}", repeats);
+    EMBER_CHECK(r >= 0, "{}: repeats must be non-negative, got {}", op, repeats);
   autograd::OpRecording rec(self);
   // Output dim i, seen as (repeat r_i, size s_i), reads input dim i with stride 0 over r_i: one
   // copy of a stride-0 view. Size-1 pairs are dropped so the loop stays within its dim limit.
@@ -128,7 +131,7 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
   for (int64_t i = 0; i < nr; ++i) {
     const int64_t s = i < pad ? 1 : self.size(i - pad);
     const int64_t st = i < pad ? 0 : self.stride(i - pad);
-    out_shape.push_back(repeats[i] * s);
+    out_shape.push_back(detail::checked_mul(repeats[i], s, op, "an output size"));
     if (repeats[i] != 1) {
       pair_sizes.push_back(repeats[i]);
       src_strides.push_back(0);
@@ -138,11 +141,17 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
       src_strides.push_back(st);
     }
   }
+  detail::checked_nbytes(detail::checked_numel(out_shape, op), self.element_size(), out_shape, op);
   Tensor out = empty(out_shape, self.options());
   if (out.numel() > 0)
     out.view(pair_sizes).copy_(restrided(self, pair_sizes, src_strides, self.storage_offset()));
   if (rec) autograd::derivatives::repeat(out, self, repeats);
   return out;
+}
+}  // namespace
+
+Tensor repeat(const Tensor& self, IntArrayRef repeats) {
+  return repeat_as(self, repeats, "repeat");
 }
 
 Tensor tile(const Tensor& self, IntArrayRef dims) {
@@ -150,7 +159,7 @@ Tensor tile(const Tensor& self, IntArrayRef dims) {
   DimVector reps;
   for (int64_t i = static_cast<int64_t>(dims.size()); i < self.dim(); ++i) reps.push_back(1);
   for (int64_t r : dims) reps.push_back(r);
-  return repeat(self, reps);
+  return repeat_as(self, reps, "tile");
 }
 
 Tensor flip(const Tensor& self, IntArrayRef dims) {
@@ -249,6 +258,8 @@ Tensor triangle(const Tensor& self, int64_t k, bool lower, const char* op) {
   Tensor out = self.clone();
   if (out.numel() == 0) return out;
   const int64_t rows = self.size(-2), cols = self.size(-1);
+  // Diagonals beyond the matrix keep or zero everything: clamped, i + k + 1 cannot wrap.
+  k = std::clamp<int64_t>(k, -rows - 1, cols + 1);
   auto zero_range = [&](int64_t i) -> std::pair<int64_t, int64_t> {  // [begin, end) to zero
     if (lower) return {std::clamp<int64_t>(i + k + 1, 0, cols), cols};
     return {0, std::clamp<int64_t>(i + k, 0, cols)};
@@ -302,13 +313,17 @@ Tensor constant_pad_nd_impl(const Tensor& self, IntArrayRef pad, const Scalar& v
   for (int64_t i = 0; i < npairs; ++i) {
     const int64_t d = self.dim() - 1 - i, n = self.size(d);
     const int64_t left = pad[2 * i], right = pad[2 * i + 1];
-    out_shape[d] = n + left + right;
+    out_shape[d] =
+        detail::checked_add(detail::checked_add(n, left, "constant_pad_nd", "a padded size"), right,
+                            "constant_pad_nd", "a padded size");
     EMBER_CHECK(out_shape[d] >= 0,
                 "constant_pad_nd: the input size {}, plus negative padding {} and {} resulted in "
                 "a negative output size, which is invalid. Check dimension {} of your input",
                 n, left, right, d);
     // Negative pads crop the input; what is left lands after the positive pad.
-    const int64_t crop_l = std::max<int64_t>(-left, 0), crop_r = std::max<int64_t>(-right, 0);
+    const int64_t crop_l = left < 0 ? detail::checked_mul(left, -1, "constant_pad_nd", "a pad") : 0;
+    const int64_t crop_r =
+        right < 0 ? detail::checked_mul(right, -1, "constant_pad_nd", "a pad") : 0;
     const int64_t keep = n - crop_l - crop_r;
     if (keep <= 0)
       has_data = false;

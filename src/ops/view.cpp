@@ -5,6 +5,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/shape.h"
 #include "src/autograd/derivatives/view.h"
+#include "src/core/checked_math.h"
 #include "src/ops/op_common.h"
 
 namespace ember {
@@ -249,6 +250,7 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
       strides[i] = 0;
     }
   }
+  detail::checked_numel(sizes, "expand");
   return recorded(make_view(self, sizes, strides, self.storage_offset()), self,
                   [&](const Tensor& r) { dv::expand(r, self); });
 }
@@ -261,7 +263,7 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   EMBER_CHECK_INDEX(start >= -n && start <= n,
                     "narrow: start ({}) out of range for dimension {} of size {}", start, d, n);
   if (start < 0) start += n;
-  EMBER_CHECK_INDEX(length >= 0 && start + length <= n,
+  EMBER_CHECK_INDEX(length >= 0 && length <= n - start,
                     "narrow: start ({}) + length ({}) exceeds dimension size ({})", start, length,
                     n);
   return slice(self, d, start, start + length, 1);
@@ -297,8 +299,10 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start_opt,
   start = std::clamp<int64_t>(start, 0, n);
   end = std::clamp<int64_t>(end, start, n);
   DimVector sizes(self.sizes()), strides(self.strides());
-  sizes[d] = (end - start + step - 1) / step;
-  strides[d] = self.stride(d) * step;
+  sizes[d] = end == start ? 0 : (end - start - 1) / step + 1;  // no end - start + step: it wraps
+  // A step past the end leaves at most one element, whose stride is never used.
+  strides[d] = sizes[d] <= 1 ? self.stride(d)
+                             : detail::checked_mul(self.stride(d), step, "slice", "the stride");
   return recorded(make_view(self, sizes, strides, self.storage_offset() + start * self.stride(d)),
                   self, [&](const Tensor& r) { dv::slice(r, self, d, start, end, step); });
 }
@@ -352,9 +356,17 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   EMBER_CHECK_VALUE(chunks > 0, "chunk: number of chunks must be greater than 0, got {}", chunks);
   int64_t d = wrap_dim(dim, self.dim(), "chunk");
   int64_t n = self.size(d);
-  int64_t size = (n + chunks - 1) / chunks;
+  const int64_t size = n / chunks + (n % chunks != 0);  // ceil(n / chunks) without n + chunks - 1
   if (size == 0 && n == 0) {
+    // As PyTorch, `chunks` empty tensors; beyond a bound that no real use reaches, an Error
+    // rather than a list that cannot be allocated (or takes hours to build).
+    constexpr int64_t kMaxEmptyChunks = int64_t{1} << 24;
+    EMBER_CHECK_VALUE(chunks <= kMaxEmptyChunks,
+                      "chunk: splitting the empty dimension {} of a tensor of sizes {} into {} "
+                      "chunks would make that many empty tensors; at most {} are allowed",
+                      d, self.sizes(), chunks, kMaxEmptyChunks);
     std::vector<Tensor> out;
+    out.reserve(static_cast<size_t>(chunks));
     for (int64_t i = 0; i < chunks; ++i) out.push_back(narrow(self, d, 0, 0));
     return out;
   }
@@ -407,17 +419,15 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride,
   int64_t offset = storage_offset.value_or(self.storage_offset());
   EMBER_CHECK(offset >= 0, "as_strided: invalid storage offset {}: it must be non-negative",
               offset);
-  int64_t max_index = offset;
   for (size_t i = 0; i < size.size(); ++i) {
     EMBER_CHECK(size[i] >= 0 && stride[i] >= 0,
                 "as_strided: negative sizes or strides are not supported: size {} stride {}", size,
                 stride);
-    if (size[i] == 0) {
-      max_index = -1;
-      break;
-    }
-    max_index += (size[i] - 1) * stride[i];
   }
+  detail::checked_numel(size, "as_strided");
+  const int64_t extent = detail::checked_extent(size, stride, "as_strided");
+  const int64_t max_index =
+      extent == 0 ? -1 : detail::checked_add(offset, extent - 1, "as_strided", "the last offset");
   int64_t capacity =
       static_cast<int64_t>(self.unsafeGetTensorImpl()->storage()->nbytes()) / self.element_size();
   EMBER_CHECK(max_index < capacity,
@@ -435,6 +445,16 @@ Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) 
               "same number of dims as destination ({} dims)",
               source.size(), destination.size());
   const int64_t nd = self.dim();
+  if (nd == 0) {
+    // A 0-dim tensor takes dims 0 and -1 (as wrap_dim allows) and stays as it is.
+    for (size_t i = 0; i < source.size(); ++i) {
+      wrap_dim(source[i], nd, "movedim");
+      wrap_dim(destination[i], nd, "movedim");
+    }
+    EMBER_CHECK(source.size() <= 1, "movedim: repeated dim in source {} or destination {}", source,
+                destination);
+    return self.alias();
+  }
   std::vector<int64_t> order(nd, -1);
   std::vector<bool> used_src(nd, false);
   for (size_t i = 0; i < source.size(); ++i) {

@@ -34,6 +34,11 @@ class EMBER_API ValueError : public Error {
  public:
   using Error::Error;
 };
+/// An allocation that failed (LibTorch's c10::OutOfMemoryError).
+class EMBER_API OutOfMemoryError : public Error {
+ public:
+  using Error::Error;
+};
 /// An op or dtype/device combination that is not implemented.
 class EMBER_API NotImplementedError : public Error {
  public:
