@@ -51,7 +51,7 @@ run_suite release build/ci -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}"
 [ $quick -eq 1 ] && exit 0
 
 # -g1: line tables for the sanitizers' stack traces without full debug info (10-15% of the build).
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run_suite asan build/asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
   -DEMBER_SANITIZE="address;undefined" \
   -DEMBER_USE_CUDA=OFF -DEMBER_BUILD_EXAMPLES=OFF

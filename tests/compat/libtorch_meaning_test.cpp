@@ -148,4 +148,19 @@ TEST(LibTorchMeaning, LayoutAliasAndInference) {
   EXPECT_FALSE(view_inside.is_inference());  // a view of a normal tensor stays normal
 }
 
+TEST(LibTorchMeaning, AssigningToATemporaryWritesIntoTheTensor) {
+  torch::Tensor x = torch::zeros({2, 3});
+  x[0][1] = 5;  // fills the element the temporary views
+  x.select(0, 1) = torch::tensor({1.0f, 2.0f, 3.0f});  // copies in
+  x.index({0, 2}) = 2.5;
+  EXPECT_EQ(x[0][1].item<float>(), 5.0f);
+  EXPECT_EQ(x[0][2].item<float>(), 2.5f);
+  EXPECT_EQ(x[1][2].item<float>(), 3.0f);
+  EXPECT_EQ(x.sum().item<float>(), 13.5f);
+  torch::Tensor y = x;  // a named tensor rebinds
+  y = torch::ones({1});
+  EXPECT_EQ(x.numel(), 6);
+  EXPECT_EQ(y.numel(), 1);
+}
+
 }  // namespace

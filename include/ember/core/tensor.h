@@ -86,13 +86,27 @@ class EMBER_API Tensor {
       remap_copy();
   }
   Tensor(Tensor&&) noexcept = default;
-  Tensor& operator=(const Tensor& other) {
+  // Assigning to a named tensor rebinds the handle; assigning to a temporary writes into the
+  // elements it views, as in LibTorch: `x[0] = 1.5` fills, `x.select(0, 1) = y` copies y in.
+  Tensor& operator=(const Tensor& other) & {
     impl_ = other.impl_;
     if (EMBER_UNLIKELY(detail::active_tensor_remaps.load(std::memory_order_relaxed) != 0))
       remap_copy();
     return *this;
   }
-  Tensor& operator=(Tensor&&) noexcept = default;
+  Tensor& operator=(Tensor&&) & noexcept = default;
+  Tensor& operator=(const Tensor& values) && {
+    copy_(values);
+    return *this;
+  }
+  Tensor& operator=(Tensor&& values) && {
+    copy_(values);
+    return *this;
+  }
+  Tensor& operator=(const Scalar& value) && {
+    fill_(value);
+    return *this;
+  }
 
   // ---- Identity and geometry ----
   bool defined() const { return static_cast<bool>(impl_); }
@@ -366,6 +380,9 @@ class EMBER_API Tensor {
                     std::optional<double> neginf = std::nullopt) const;
   Tensor lerp(const Tensor& end, const Scalar& weight) const;
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  /// self += weight·(end - self), in place (end and weight broadcast to self's shape).
+  const Tensor& lerp_(const Tensor& end, const Scalar& weight) const;
+  const Tensor& lerp_(const Tensor& end, const Tensor& weight) const;
   Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
   Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
   const Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
