@@ -188,6 +188,56 @@ Tensor logit_grad(const Tensor& grad, const Tensor& x, const double* s) {
   return where((x < 0) | (x > 1), full_like(g, std::nan("")), g);
 }
 
+// Every elementwise row of the op table has a formula above, or is listed here as one whose result
+// carries no gradient (bool or integer results: predicates, comparisons, logical and bitwise rows;
+// fill, whose derivative copy.cpp records). A new row with neither fails this file's build, so a
+// differentiable op cannot be left silently without its derivative.
+constexpr bool has_formula(OpId op) {
+  switch (op) {
+#define EMBER_HAS_FORMULA_CASE(name, ...) case OpId::name:
+    EMBER_ELEMENTWISE_DERIVATIVES(EMBER_HAS_FORMULA_CASE)
+#undef EMBER_HAS_FORMULA_CASE
+    return true;
+    default:
+      return false;
+  }
+}
+constexpr bool has_no_gradient(OpId op) {
+  switch (op) {
+    case OpId::isnan:
+    case OpId::isinf:
+    case OpId::isfinite:
+    case OpId::logical_not:
+    case OpId::bitwise_not:
+    case OpId::eq:
+    case OpId::ne:
+    case OpId::lt:
+    case OpId::le:
+    case OpId::gt:
+    case OpId::ge:
+    case OpId::logical_and:
+    case OpId::logical_or:
+    case OpId::logical_xor:
+    case OpId::bitwise_and:
+    case OpId::bitwise_or:
+    case OpId::bitwise_xor:
+    case OpId::fill:
+      return true;
+    default:
+      return false;
+  }
+}
+#define EMBER_CHECK_ROW_HAS_FORMULA(name, ...)                                           \
+  static_assert(has_formula(OpId::name) != has_no_gradient(OpId::name),                  \
+                "elementwise row '" #name                                                \
+                "' needs a derivative formula in "                                       \
+                "EMBER_ELEMENTWISE_DERIVATIVES (or, if its result carries no gradient, " \
+                "a place in has_no_gradient), and not both");
+EMBER_UNARY_OPS(EMBER_CHECK_ROW_HAS_FORMULA)
+EMBER_BINARY_OPS(EMBER_CHECK_ROW_HAS_FORMULA)
+EMBER_SPECIAL_ELEMENTWISE_OPS(EMBER_CHECK_ROW_HAS_FORMULA)
+#undef EMBER_CHECK_ROW_HAS_FORMULA
+
 const Formula* formula_for(OpId op) {
   switch (op) {
 #define EMBER_FORMULA_CASE(name, node, uses, g0, g1, g2) \
