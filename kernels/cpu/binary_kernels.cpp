@@ -16,19 +16,16 @@ void cpu_where(const ElementwiseLoop& L) {
 
 void register_cpu_binary_kernels() {
   using namespace kernels;
-#define EMBER_REGISTER_BINARY(name, Name, policy) register_cpu_elementwise<Name##Op, 2>(OpId::name);
+#define EMBER_REGISTER_BINARY(name, Name, policy) \
+  register_cpu_elementwise<OpId::name, Name##Op, 2>();
   EMBER_BINARY_OPS(EMBER_REGISTER_BINARY)
 #undef EMBER_REGISTER_BINARY
-  register_cpu_elementwise<AddOp, 2>(OpId::add);
-  register_cpu_elementwise<SubOp, 2>(OpId::sub);
-  register_cpu_elementwise<DivOp, 2>(OpId::div);
-  register_cpu_elementwise<DivTruncOp, 2>(OpId::div_trunc);
-  register_cpu_elementwise<DivFloorOp, 2>(OpId::div_floor);
-  register_cpu_elementwise<ClampTensorOp, 3>(OpId::clamp_tensor);
-  register_cpu_elementwise<LerpOp, 3>(OpId::lerp);
-  register_cpu_elementwise<AddcmulOp, 3>(OpId::addcmul);
-  register_cpu_elementwise<AddcdivOp, 3>(OpId::addcdiv);
-  register_kernel(OpId::where, kCPU, reinterpret_cast<void*>(&cpu_where), kAllDtypes);
+  // The special rows of arity 2 and 3 (those of arity 1 are in the unary file).
+#define EMBER_REGISTER_SPECIAL(name, Name, arity) \
+  register_cpu_elementwise<OpId::name, Name##Op, arity, (arity >= 2)>();
+  EMBER_SPECIAL_FUNCTOR_OPS(EMBER_REGISTER_SPECIAL)
+#undef EMBER_REGISTER_SPECIAL
+  register_kernel<OpId::where>(kCPU, &cpu_where, kAllDtypes);
 }
 
 }  // namespace ember

@@ -87,8 +87,8 @@ void cpu_gemm(ScalarType dtype, const GemmParams& p) {
 void register_cpu_blas_kernels() {
   // Every dtype but bool (PyTorch: "addmm_impl_cpu_" not implemented for 'Bool').
   const DtypeMask dtypes = kAllDtypes & ~dtype_bit(kBool);
-  register_kernel(OpId::mm, kCPU, reinterpret_cast<void*>(&cpu::cpu_gemm), dtypes);
-  register_kernel(OpId::bmm, kCPU, reinterpret_cast<void*>(&cpu::cpu_gemm), dtypes);
+  register_kernel<OpId::mm>(kCPU, &cpu::cpu_gemm, dtypes);
+  register_kernel<OpId::bmm>(kCPU, &cpu::cpu_gemm, dtypes);
 }
 
 }  // namespace ember

@@ -39,8 +39,8 @@ void cpu_fill(const ElementwiseLoop& L) {
 }  // namespace
 
 void register_cpu_cast_kernels() {
-  register_kernel(OpId::cast, kCPU, reinterpret_cast<void*>(&cpu_cast), kAllDtypes);
-  register_kernel(OpId::fill, kCPU, reinterpret_cast<void*>(&cpu_fill), kAllDtypes);
+  register_kernel<OpId::cast>(kCPU, &cpu_cast, kAllDtypes);
+  register_kernel<OpId::fill>(kCPU, &cpu_fill, kAllDtypes);
 }
 
 }  // namespace ember

@@ -27,10 +27,13 @@ void cpu_elementwise(const ElementwiseLoop& L) {
   });
 }
 
-template <class Op, int Arity>
-void register_cpu_elementwise(OpId id) {
-  register_kernel(id, kCPU, reinterpret_cast<void*>(&cpu_elementwise<Op, Arity>),
-                  dtype_mask_where<Op::template Supports>());
+/// Registers row `id`'s CPU kernel, instantiated for functor Op; nothing when Take is false (so a
+/// file can register the rows of one arity from a table holding several).
+template <OpId id, class Op, int Arity, bool Take = true>
+void register_cpu_elementwise() {
+  if constexpr (Take)
+    register_kernel<id>(kCPU, &cpu_elementwise<Op, Arity>,
+                        dtype_mask_where<Op::template Supports>());
 }
 
 }  // namespace ember::kernels

@@ -275,21 +275,18 @@ struct IsFloatT : std::bool_constant<is_float_type_v<T>> {};
 template <class T>
 struct IsNotBoolT : std::bool_constant<!std::is_same_v<T, bool>> {};
 
-void reg(OpId op, void (*fn)(const DimLoop&), DtypeMask dtypes) {
-  register_kernel(op, kCPU, reinterpret_cast<void*>(fn), dtypes);
-}
 }  // namespace
 
 void register_cpu_reduce_dim_kernels() {
   constexpr DtypeMask kFloats = dtype_mask_where<IsFloatT>();
   constexpr DtypeMask kNotBool = dtype_mask_where<IsNotBoolT>();
-  reg(OpId::softmax, &softmax_kernel<false>, kFloats);
-  reg(OpId::log_softmax, &softmax_kernel<true>, kFloats);
-  reg(OpId::cumsum, &scan_kernel<false>, kAllDtypes);
-  reg(OpId::cumprod, &scan_kernel<true>, kAllDtypes);
-  reg(OpId::sort, &sort_kernel, kAllDtypes);
-  reg(OpId::topk, &topk_kernel, kNotBool);
-  reg(OpId::median, &median_kernel, kNotBool);
+  register_kernel<OpId::softmax>(kCPU, &softmax_kernel<false>, kFloats);
+  register_kernel<OpId::log_softmax>(kCPU, &softmax_kernel<true>, kFloats);
+  register_kernel<OpId::cumsum>(kCPU, &scan_kernel<false>, kAllDtypes);
+  register_kernel<OpId::cumprod>(kCPU, &scan_kernel<true>, kAllDtypes);
+  register_kernel<OpId::sort>(kCPU, &sort_kernel, kAllDtypes);
+  register_kernel<OpId::topk>(kCPU, &topk_kernel, kNotBool);
+  register_kernel<OpId::median>(kCPU, &median_kernel, kNotBool);
 }
 
 }  // namespace ember

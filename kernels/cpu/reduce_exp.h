@@ -20,8 +20,8 @@ EMBER_ALWAYS_INLINE float exp_nonpositive(float x) {
   constexpr float kMagic = 12582912.0f;  // 1.5·2^23: adding it rounds to an integer
   int32_t xi;
   std::memcpy(&xi, &x, sizeof(xi));
-  // For negative x, x < ln(FLT_MIN) exactly when its bits, read as int32, exceed kLo's. NaN is excluded,
-  // so it flows through the arithmetic and comes out NaN.
+  // For negative x, x < ln(FLT_MIN) exactly when its bits, read as int32, exceed kLo's. NaN is
+  // excluded, so it flows through the arithmetic and comes out NaN.
   const int32_t below = (xi < 0) & (xi > kLoBits) & ((xi & 0x7fffffff) <= 0x7f800000);
   const int32_t xci = xi ^ ((xi ^ kLoBits) & -below);
   float xc;

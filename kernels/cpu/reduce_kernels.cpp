@@ -81,8 +81,10 @@ void norm_kernel(const ReduceLoop& L) {
       } else if (p == 0) {
         reduce_cpu<T>(L, NormReduce<T, NormKind::Zero>{});
       } else if (std::isinf(p)) {
-        if (p > 0) reduce_cpu<T>(L, NormReduce<T, NormKind::Inf>{});
-        else reduce_cpu<T>(L, NormReduce<T, NormKind::NegInf>{});
+        if (p > 0)
+          reduce_cpu<T>(L, NormReduce<T, NormKind::Inf>{});
+        else
+          reduce_cpu<T>(L, NormReduce<T, NormKind::NegInf>{});
       } else {
         NormReduce<T, NormKind::General> op;
         op.p = static_cast<opmath_t<T>>(p);
@@ -95,24 +97,21 @@ void norm_kernel(const ReduceLoop& L) {
 template <class T>
 struct IsFloatT : std::bool_constant<is_float_type_v<T>> {};
 
-void reg(OpId op, void (*fn)(const ReduceLoop&), DtypeMask dtypes) {
-  register_kernel(op, kCPU, reinterpret_cast<void*>(fn), dtypes);
-}
 }  // namespace
 
 void register_cpu_reduce_kernels() {
   constexpr DtypeMask kFloats = dtype_mask_where<IsFloatT>();
-  reg(OpId::sum, &sum_like<SumReduce>, kAllDtypes);
-  reg(OpId::prod, &sum_like<ProdReduce>, kAllDtypes);
-  reg(OpId::amax, &minmax_kernel<true>, kAllDtypes);
-  reg(OpId::amin, &minmax_kernel<false>, kAllDtypes);
+  register_kernel<OpId::sum>(kCPU, &sum_like<SumReduce>, kAllDtypes);
+  register_kernel<OpId::prod>(kCPU, &sum_like<ProdReduce>, kAllDtypes);
+  register_kernel<OpId::amax>(kCPU, &minmax_kernel<true>, kAllDtypes);
+  register_kernel<OpId::amin>(kCPU, &minmax_kernel<false>, kAllDtypes);
   // bool is accepted for max/min with a dim; the argmax op itself rejects bool as PyTorch does.
-  reg(OpId::argmax, &arg_kernel<true>, kAllDtypes);
-  reg(OpId::argmin, &arg_kernel<false>, kAllDtypes);
-  reg(OpId::all, &logical_kernel<true>, kAllDtypes);
-  reg(OpId::any, &logical_kernel<false>, kAllDtypes);
-  reg(OpId::var, &var_kernel, kFloats);
-  reg(OpId::norm, &norm_kernel, kFloats);
+  register_kernel<OpId::argmax>(kCPU, &arg_kernel<true>, kAllDtypes);
+  register_kernel<OpId::argmin>(kCPU, &arg_kernel<false>, kAllDtypes);
+  register_kernel<OpId::all>(kCPU, &logical_kernel<true>, kAllDtypes);
+  register_kernel<OpId::any>(kCPU, &logical_kernel<false>, kAllDtypes);
+  register_kernel<OpId::var>(kCPU, &var_kernel, kFloats);
+  register_kernel<OpId::norm>(kCPU, &norm_kernel, kFloats);
   register_cpu_reduce_dim_kernels();
 }
 

@@ -5,18 +5,15 @@ namespace ember {
 
 void register_cpu_unary_kernels() {
   using namespace kernels;
-#define EMBER_REGISTER_UNARY(name, Name, policy) register_cpu_elementwise<Name##Op, 1>(OpId::name);
+#define EMBER_REGISTER_UNARY(name, Name, policy) \
+  register_cpu_elementwise<OpId::name, Name##Op, 1>();
   EMBER_UNARY_OPS(EMBER_REGISTER_UNARY)
 #undef EMBER_REGISTER_UNARY
-  register_cpu_elementwise<RoundOp, 1>(OpId::round);
-  register_cpu_elementwise<RoundDecimalsOp, 1>(OpId::round_decimals);
-  register_cpu_elementwise<ClampOp, 1>(OpId::clamp);
-  register_cpu_elementwise<ClampMinOp, 1>(OpId::clamp_min);
-  register_cpu_elementwise<ClampMaxOp, 1>(OpId::clamp_max);
-  register_cpu_elementwise<GeluOp, 1>(OpId::gelu);
-  register_cpu_elementwise<GeluTanhOp, 1>(OpId::gelu_tanh);
-  register_cpu_elementwise<LogitOp, 1>(OpId::logit);
-  register_cpu_elementwise<NanToNumOp, 1>(OpId::nan_to_num);
+  // The special rows of arity 1 (the others are in the binary file).
+#define EMBER_REGISTER_SPECIAL(name, Name, arity) \
+  register_cpu_elementwise<OpId::name, Name##Op, arity, (arity == 1)>();
+  EMBER_SPECIAL_FUNCTOR_OPS(EMBER_REGISTER_SPECIAL)
+#undef EMBER_REGISTER_SPECIAL
 }
 
 }  // namespace ember

@@ -19,19 +19,15 @@ void register_cuda_binary_kernels() {
   using namespace kernels;
   using kernels::cuda::register_cuda_elementwise;
 #define EMBER_REGISTER_BINARY(name, Name, policy) \
-  register_cuda_elementwise<Name##Op, 2>(OpId::name);
+  register_cuda_elementwise<OpId::name, Name##Op, 2>();
   EMBER_BINARY_OPS(EMBER_REGISTER_BINARY)
 #undef EMBER_REGISTER_BINARY
-  register_cuda_elementwise<AddOp, 2>(OpId::add);
-  register_cuda_elementwise<SubOp, 2>(OpId::sub);
-  register_cuda_elementwise<DivOp, 2>(OpId::div);
-  register_cuda_elementwise<DivTruncOp, 2>(OpId::div_trunc);
-  register_cuda_elementwise<DivFloorOp, 2>(OpId::div_floor);
-  register_cuda_elementwise<ClampTensorOp, 3>(OpId::clamp_tensor);
-  register_cuda_elementwise<LerpOp, 3>(OpId::lerp);
-  register_cuda_elementwise<AddcmulOp, 3>(OpId::addcmul);
-  register_cuda_elementwise<AddcdivOp, 3>(OpId::addcdiv);
-  register_kernel(OpId::where, kCUDA, reinterpret_cast<void*>(&cuda_where), kAllDtypes);
+  // The special rows of arity 2 and 3 (those of arity 1 are in the unary file).
+#define EMBER_REGISTER_SPECIAL(name, Name, arity) \
+  register_cuda_elementwise<OpId::name, Name##Op, arity, (arity >= 2)>();
+  EMBER_SPECIAL_FUNCTOR_OPS(EMBER_REGISTER_SPECIAL)
+#undef EMBER_REGISTER_SPECIAL
+  register_kernel<OpId::where>(kCUDA, &cuda_where, kAllDtypes);
 }
 
 }  // namespace ember::cuda_detail

@@ -279,8 +279,8 @@ void register_cuda_blas_kernels() {
   // floating dtypes only (an integer mm on CUDA is a TypeError naming the dtype).
   const DtypeMask dtypes =
       dtype_bit(kFloat) | dtype_bit(kDouble) | dtype_bit(kHalf) | dtype_bit(kBFloat16);
-  register_kernel(OpId::mm, kCUDA, reinterpret_cast<void*>(&cuda_gemm), dtypes);
-  register_kernel(OpId::bmm, kCUDA, reinterpret_cast<void*>(&cuda_gemm), dtypes);
+  register_kernel<OpId::mm>(kCUDA, &cuda_gemm, dtypes);
+  register_kernel<OpId::bmm>(kCUDA, &cuda_gemm, dtypes);
 }
 
 }  // namespace ember::cuda_detail

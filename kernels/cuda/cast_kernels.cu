@@ -72,8 +72,8 @@ void cuda_fill(const ElementwiseLoop& L) {
 }  // namespace
 
 void register_cuda_cast_kernels() {
-  register_kernel(OpId::cast, kCUDA, reinterpret_cast<void*>(&cuda_cast), kAllDtypes);
-  register_kernel(OpId::fill, kCUDA, reinterpret_cast<void*>(&cuda_fill), kAllDtypes);
+  register_kernel<OpId::cast>(kCUDA, &cuda_cast, kAllDtypes);
+  register_kernel<OpId::fill>(kCUDA, &cuda_fill, kAllDtypes);
 }
 
 }  // namespace ember::cuda_detail

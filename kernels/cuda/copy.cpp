@@ -56,8 +56,6 @@ void cuda_copy(void* dst, Device dst_device, const void* src, Device src_device,
 
 }  // namespace
 
-void register_cuda_copy() {
-  register_kernel(OpId::copy, kCUDA, reinterpret_cast<void*>(&cuda_copy), kAllDtypes);
-}
+void register_cuda_copy() { register_kernel<OpId::copy>(kCUDA, &cuda_copy, kAllDtypes); }
 
 }  // namespace ember::cuda_detail

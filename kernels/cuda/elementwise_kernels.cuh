@@ -32,10 +32,13 @@ void cuda_elementwise(const ElementwiseLoop& L) {
   });
 }
 
-template <class Op, int Arity>
-void register_cuda_elementwise(OpId id) {
-  register_kernel(id, kCUDA, reinterpret_cast<void*>(&cuda_elementwise<Op, Arity>),
-                  dtype_mask_where<Op::template Supports>());
+/// Registers row `id`'s CUDA kernel, instantiated for functor Op; nothing when Take is false (so a
+/// file can register the rows of one arity from a table holding several).
+template <OpId id, class Op, int Arity, bool Take = true>
+void register_cuda_elementwise() {
+  if constexpr (Take)
+    register_kernel<id>(kCUDA, &cuda_elementwise<Op, Arity>,
+                        dtype_mask_where<Op::template Supports>());
 }
 
 }  // namespace ember::kernels::cuda

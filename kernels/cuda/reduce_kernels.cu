@@ -45,18 +45,15 @@ void logical_kernel(const ReduceLoop& L) {
   });
 }
 
-void reg(OpId op, void (*fn)(const ReduceLoop&), DtypeMask dtypes) {
-  register_kernel(op, kCUDA, reinterpret_cast<void*>(fn), dtypes);
-}
 }  // namespace
 
 void register_cuda_reduce_kernels() {
-  reg(OpId::sum, &sum_like<SumReduce>, kAllDtypes);
-  reg(OpId::prod, &sum_like<ProdReduce>, kAllDtypes);
-  reg(OpId::amax, &minmax_kernel<true>, kAllDtypes);
-  reg(OpId::amin, &minmax_kernel<false>, kAllDtypes);
-  reg(OpId::all, &logical_kernel<true>, kAllDtypes);
-  reg(OpId::any, &logical_kernel<false>, kAllDtypes);
+  register_kernel<OpId::sum>(kCUDA, &sum_like<SumReduce>, kAllDtypes);
+  register_kernel<OpId::prod>(kCUDA, &sum_like<ProdReduce>, kAllDtypes);
+  register_kernel<OpId::amax>(kCUDA, &minmax_kernel<true>, kAllDtypes);
+  register_kernel<OpId::amin>(kCUDA, &minmax_kernel<false>, kAllDtypes);
+  register_kernel<OpId::all>(kCUDA, &logical_kernel<true>, kAllDtypes);
+  register_kernel<OpId::any>(kCUDA, &logical_kernel<false>, kAllDtypes);
 }
 
 }  // namespace ember::cuda_detail

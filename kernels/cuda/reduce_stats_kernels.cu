@@ -73,18 +73,15 @@ void norm_kernel(const ReduceLoop& L) {
 template <class T>
 struct IsFloatT : std::bool_constant<is_float_type_v<T>> {};
 
-void reg(OpId op, void (*fn)(const ReduceLoop&), DtypeMask dtypes) {
-  register_kernel(op, kCUDA, reinterpret_cast<void*>(fn), dtypes);
-}
 }  // namespace
 
 void register_cuda_reduce_stats_kernels() {
   constexpr DtypeMask kFloats = dtype_mask_where<IsFloatT>();
   // bool is accepted for max/min with a dim; the argmax op itself rejects bool as PyTorch does.
-  reg(OpId::argmax, &arg_kernel<true>, kAllDtypes);
-  reg(OpId::argmin, &arg_kernel<false>, kAllDtypes);
-  reg(OpId::var, &var_kernel, kFloats);
-  reg(OpId::norm, &norm_kernel, kFloats);
+  register_kernel<OpId::argmax>(kCUDA, &arg_kernel<true>, kAllDtypes);
+  register_kernel<OpId::argmin>(kCUDA, &arg_kernel<false>, kAllDtypes);
+  register_kernel<OpId::var>(kCUDA, &var_kernel, kFloats);
+  register_kernel<OpId::norm>(kCUDA, &norm_kernel, kFloats);
 }
 
 }  // namespace ember::cuda_detail

@@ -10,7 +10,7 @@ void register_cuda_kernels();
 #endif
 
 namespace detail {
-KernelSlot g_kernels[kNumOps][kNumDeviceTypes];
+DtypeMask g_kernel_dtypes[kNumOps][kNumDeviceTypes];
 
 void ensure_registered() {
   static const bool done = [] {
@@ -31,14 +31,14 @@ struct RegisterAtLoad {
 }  // namespace
 
 void throw_missing_kernel(OpId op, DeviceType device, ScalarType dtype) {
-  const KernelSlot& s = g_kernels[static_cast<int>(op)][static_cast<int>(device)];
-  if (s.fn == nullptr)
+  const DtypeMask dtypes = g_kernel_dtypes[static_cast<int>(op)][static_cast<int>(device)];
+  if (dtypes == 0)
     throw NotImplementedError(fmt::format(
         "{}: not implemented on {} (no kernel registered). Hint: move the tensors to the CPU{}",
         op_name(op), device, device == kCUDA ? " or build Ember with CUDA" : ""));
   std::string accepted;
   for (int t = 0; t < kNumScalarTypes; ++t)
-    if (s.dtypes & dtype_bit(static_cast<ScalarType>(t)))
+    if (dtypes & dtype_bit(static_cast<ScalarType>(t)))
       accepted +=
           (accepted.empty() ? "" : ", ") + std::string(to_string(static_cast<ScalarType>(t)));
   throw TypeError(fmt::format("{}: not implemented for dtype {} on {}: expected one of {}",
@@ -49,23 +49,18 @@ void throw_missing_kernel(OpId op, DeviceType device, ScalarType dtype) {
 const char* op_name(OpId op) {
   static const char* const kNames[] = {
 #define EMBER_NAME_ROW3(name, Name, x) #name,
-#define EMBER_NAME_ROW1(name) #name,
+#define EMBER_NAME_ROW2(name, Kind) #name,
       EMBER_UNARY_OPS(EMBER_NAME_ROW3) EMBER_BINARY_OPS(EMBER_NAME_ROW3)
-          EMBER_SPECIAL_ELEMENTWISE_OPS(EMBER_NAME_ROW3) EMBER_KERNEL_OPS(EMBER_NAME_ROW1)
+          EMBER_SPECIAL_ELEMENTWISE_OPS(EMBER_NAME_ROW3) EMBER_KERNEL_OPS(EMBER_NAME_ROW2)
 #undef EMBER_NAME_ROW3
-#undef EMBER_NAME_ROW1
+#undef EMBER_NAME_ROW2
   };
   int i = static_cast<int>(op);
   return i >= 0 && i < kNumOps ? kNames[i] : "unknown";
 }
 
-void register_kernel(OpId op, DeviceType device, void* fn, DtypeMask dtypes) {
-  detail::g_kernels[static_cast<int>(op)][static_cast<int>(device)] = {fn, dtypes};
-}
-
 bool supports(OpId op, DeviceType device, ScalarType dtype) {
-  const KernelSlot& s = detail::g_kernels[static_cast<int>(op)][static_cast<int>(device)];
-  return s.fn != nullptr && (s.dtypes & dtype_bit(dtype));
+  return detail::g_kernel_dtypes[static_cast<int>(op)][static_cast<int>(device)] & dtype_bit(dtype);
 }
 
 }  // namespace ember

@@ -8,9 +8,6 @@
 
 namespace ember {
 
-using CrossDeviceCopy = void (*)(void* dst, Device dst_device, const void* src, Device src_device,
-                                 size_t nbytes);
-
 namespace {
 // Same-device copy through the cast kernel (which also handles broadcasting and strides).
 void copy_same_device(const Tensor& dst, const Tensor& src) {
@@ -38,7 +35,7 @@ const Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) const {
     // bytes, then scatter into the destination's layout on its side.
     Tensor dense_src = src.to(dtype()).expand(sizes()).contiguous();
     Tensor staging = is_contiguous() ? *this : empty(sizes(), options());
-    auto mover = get_kernel<CrossDeviceCopy>(OpId::copy, kCUDA, dtype());
+    auto mover = get_kernel<OpId::copy>(kCUDA, dtype());
     mover(staging.data_ptr(), device(), dense_src.data_ptr(), src.device(), nbytes());
     if (!staging.is_same(*this)) copy_same_device(*this, staging);
   }

@@ -180,8 +180,7 @@ ElementwiseLoop make_elementwise_loop(const Tensor& out,
 
 void run_elementwise(OpId op, const Tensor& out, std::initializer_list<const Tensor*> inputs,
                      ScalarType compute_dtype, const OpScalars& scalars, const void* scalar) {
-  using Kernel = void (*)(const ElementwiseLoop&);
-  Kernel k = get_kernel<Kernel>(op, out.device().type(), compute_dtype);
+  const auto k = get_kernel<kernel_kind::Elementwise>(op, out.device().type(), compute_dtype);
   if (out.numel() == 0) return;
   ElementwiseLoop L = make_elementwise_loop(out, inputs, scalars, compute_dtype, scalar);
   k(L);

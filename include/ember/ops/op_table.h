@@ -81,49 +81,55 @@
   _(bitwise_xor, BitwiseXor, Bitwise)
 
 // Elementwise rows whose public functions take extra arguments and are written by hand in
-// elementwise.h; their kernels still come from the generic loops. _(name, Name, arity)
-#define EMBER_SPECIAL_ELEMENTWISE_OPS(_) \
-  _(add, Add, 2)                         \
-  _(sub, Sub, 2)                         \
-  _(div, Div, 2)                         \
-  _(div_trunc, DivTrunc, 2)              \
-  _(div_floor, DivFloor, 2)              \
-  _(round, Round, 1)                     \
-  _(round_decimals, RoundDecimals, 1)    \
-  _(clamp, Clamp, 1)                     \
-  _(clamp_min, ClampMin, 1)              \
-  _(clamp_max, ClampMax, 1)              \
-  _(clamp_tensor, ClampTensor, 3)        \
-  _(gelu, Gelu, 1)                       \
-  _(gelu_tanh, GeluTanh, 1)              \
-  _(logit, Logit, 1)                     \
-  _(nan_to_num, NanToNum, 1)             \
-  _(lerp, Lerp, 3)                       \
-  _(addcmul, Addcmul, 3)                 \
-  _(addcdiv, Addcdiv, 3)                 \
-  _(where, Where, 3)                     \
-  _(cast, Cast, 1)                       \
+// elementwise.h. Their kernels come from the generic loops over functor NameOp, registered by each
+// backend from this list. _(name, Name, arity)
+#define EMBER_SPECIAL_FUNCTOR_OPS(_)  \
+  _(add, Add, 2)                      \
+  _(sub, Sub, 2)                      \
+  _(div, Div, 2)                      \
+  _(div_trunc, DivTrunc, 2)           \
+  _(div_floor, DivFloor, 2)           \
+  _(round, Round, 1)                  \
+  _(round_decimals, RoundDecimals, 1) \
+  _(clamp, Clamp, 1)                  \
+  _(clamp_min, ClampMin, 1)           \
+  _(clamp_max, ClampMax, 1)           \
+  _(clamp_tensor, ClampTensor, 3)     \
+  _(gelu, Gelu, 1)                    \
+  _(gelu_tanh, GeluTanh, 1)           \
+  _(logit, Logit, 1)                  \
+  _(nan_to_num, NanToNum, 1)          \
+  _(lerp, Lerp, 3)                    \
+  _(addcmul, Addcmul, 3)              \
+  _(addcdiv, Addcdiv, 3)
+// Elementwise rows with a kernel of their own in each backend. _(name, Name, arity)
+#define EMBER_CUSTOM_KERNEL_ELEMENTWISE_OPS(_) \
+  _(where, Where, 3)                           \
+  _(cast, Cast, 1)                             \
   _(fill, Fill, 0)
+#define EMBER_SPECIAL_ELEMENTWISE_OPS(_) \
+  EMBER_SPECIAL_FUNCTOR_OPS(_) EMBER_CUSTOM_KERNEL_ELEMENTWISE_OPS(_)
 
-// Kernel ops of the other families (one kernel slot per device each).
+// Kernel ops of the other families (one kernel slot per device each), with the kind of kernel
+// their slot holds (src/dispatch/kernel_signatures.h). _(name, Kind)
 #define EMBER_KERNEL_OPS(_) \
-  _(copy)                   \
-  _(sum)                    \
-  _(prod)                   \
-  _(amax)                   \
-  _(amin)                   \
-  _(mm)                     \
-  _(bmm)                    \
-  _(argmax)                 \
-  _(argmin)                 \
-  _(var)                    \
-  _(norm)                   \
-  _(all)                    \
-  _(any)                    \
-  _(cumsum)                 \
-  _(cumprod)                \
-  _(softmax)                \
-  _(log_softmax)            \
-  _(sort)                   \
-  _(topk)                   \
-  _(median)
+  _(copy, CrossDeviceCopy)  \
+  _(sum, Reduce)            \
+  _(prod, Reduce)           \
+  _(amax, Reduce)           \
+  _(amin, Reduce)           \
+  _(mm, Gemm)               \
+  _(bmm, Gemm)              \
+  _(argmax, Reduce)         \
+  _(argmin, Reduce)         \
+  _(var, Reduce)            \
+  _(norm, Reduce)           \
+  _(all, Reduce)            \
+  _(any, Reduce)            \
+  _(cumsum, AlongDim)       \
+  _(cumprod, AlongDim)      \
+  _(softmax, AlongDim)      \
+  _(log_softmax, AlongDim)  \
+  _(sort, AlongDim)         \
+  _(topk, AlongDim)         \
+  _(median, AlongDim)
