@@ -27,6 +27,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/nn_ops.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/shape.h"
 #include "ember/optim.h"

@@ -120,6 +120,42 @@ void store_identity(const Tensor& out, int64_t b) {
     for (int64_t j = 0; j < cols; ++j) dst[i * cols + j] = T(i == j);
 }
 
+// Whether the top-left rows x cols block of `a` is finite; with uplo 'L' or 'U' only that
+// triangle (all LAPACK reads there). Checked before every LAPACK driver call: the iterative drivers
+// never return on some non-finite inputs (gesdd loops forever on an inf), and the direct ones only
+// spread NaN, so no driver is handed such a matrix.
+template <class T>
+bool finite_block(const ColMajor<T>& a, int64_t rows, int64_t cols, char uplo = 'A') {
+  for (int64_t j = 0; j < cols; ++j)
+    for (int64_t i = 0; i < rows; ++i) {
+      if ((uplo == 'L' && i < j) || (uplo == 'U' && i > j)) continue;
+      if (!std::isfinite(a(i, j))) return false;
+    }
+  return true;
+}
+
+// The order of the first leading minor of the uplo triangle that holds a non-finite value (0 when
+// all are finite): what potrf reports as not positive-definite for such input.
+template <class T>
+int first_nonfinite_minor(const ColMajor<T>& a, int64_t n, char uplo) {
+  for (int64_t k = 0; k < n; ++k)
+    for (int64_t i = 0; i <= k; ++i) {
+      // Row/column k of the minor of order k + 1, inside the uplo triangle.
+      const T x = uplo == 'L' ? a(k, i) : a(i, k);
+      if (!std::isfinite(x)) return static_cast<int>(k + 1);
+    }
+  return 0;
+}
+
+// Sets matrix b of the contiguous (*, rows, cols) tensor `out` to NaN: the answer for a matrix
+// with non-finite entries where PyTorch's is NaN as well (LAPACK would spread the NaN).
+template <class T>
+void store_nan(const Tensor& out, int64_t b) {
+  const int64_t size = out.size(-2) * out.size(-1);
+  T* dst = out.data_ptr<T>() + b * size;
+  std::fill(dst, dst + size, std::numeric_limits<T>::quiet_NaN());
+}
+
 // Calls f(b, matrix b in a column-major buffer) for each matrix of a contiguous (*, m, n) tensor.
 // One buffer serves the whole batch (each load overwrites the m x n block f reads); `cols` widens
 // it (qr's complete Q needs m columns for an m x n input; orgqr sets the extra ones itself).

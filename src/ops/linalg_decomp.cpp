@@ -7,6 +7,9 @@
 // singular vectors. (Eigen did this until its templates cost 3-4 minutes of every CI run: BDCSVD
 // alone compiled for 130 s, and CI builds the library twice.)
 //
+// A matrix with a NaN or an inf is never handed to LAPACK (gesdd loops forever on some matrices
+// holding an inf): svd, svdvals, eigh and eigvalsh throw for it, as PyTorch; qr answers NaN.
+//
 // Each matrix is copied into a column-major buffer, factored, and written back: the copy is O(n²)
 // against the O(n³) factorisation. Batches run one matrix after another (an error in one batch
 // element must be thrown from this thread, not from inside an OpenMP region); LAPACK itself runs
@@ -46,6 +49,11 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
             T* r = R.data_ptr<T>() + b * r_rows * n;
             std::fill(r, r + r_rows * n, T(0));
             if (mode != "r") store_identity<T>(Q, b);
+            return;
+          }
+          if (!finite_block(a, m, n)) {  // NaN factors, as PyTorch gives, without LAPACK
+            store_nan<T>(R, b);
+            if (mode != "r") store_nan<T>(Q, b);
             return;
           }
           const int mi = a.rows, ni = static_cast<int>(n), ki = static_cast<int>(k);
@@ -114,9 +122,9 @@ void svd_impl(const char* op, const Tensor& A, bool want_uv, bool full, Tensor* 
         }
         return;
       }
-      // As PyTorch (which sees gesdd reject the NaN max-norm): a NaN is an Error, an inf gives
-      // NaN results. PyTorch names the op linalg.svd for svdvals too.
-      EMBER_CHECK(std::none_of(a.data.begin(), a.data.end(), [](T x) { return std::isnan(x); }),
+      // As PyTorch: a NaN or an inf is an Error (PyTorch names the op linalg.svd for svdvals
+      // too). Checked before gesdd, which never returns on some matrices holding an inf.
+      EMBER_CHECK(finite_block(a, m, n),
                   "linalg.svd: {}The algorithm failed to converge because the input matrix "
                   "contained non-finite values.",
                   batch_prefix(b, batched));
@@ -171,6 +179,12 @@ void eigh_impl(const char* op, const Tensor& A, std::string_view UPLO, bool vect
     std::vector<int> iwork(1);
     for_each_matrix<T>(Ac, [&](int64_t b, ColMajor<T>& a) {
       if (n == 0) return;
+      // syevd reads only the UPLO triangle; a non-finite value there is an Error (never handed
+      // to the iterative driver).
+      EMBER_CHECK(finite_block(a, n, n, uplo),
+                  "{}: {}The algorithm failed to converge because the input matrix contained "
+                  "non-finite values.",
+                  op, batch_prefix(b, batched));
       const int ni = static_cast<int>(n);
       T query{};
       int iquery = 0;
@@ -197,7 +211,19 @@ void eigh_impl(const char* op, const Tensor& A, std::string_view UPLO, bool vect
 }
 }  // namespace
 
-std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices) {
+namespace {
+// PyTorch takes `driver` only for CUDA inputs (cuSOLVER's gesvd, gesvdj, gesvda).
+void check_svd_driver(const char* op, std::optional<std::string_view> driver) {
+  EMBER_CHECK(!driver.has_value(),
+              "{}: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER "
+              "backend, but got driver '{}' for a CPU input. Hint: pass std::nullopt",
+              op, driver ? std::string(*driver) : std::string());
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices,
+                                       std::optional<std::string_view> driver) {
+  check_svd_driver("linalg.svd", driver);
   autograd::OpRecording rec(A);
   Tensor U, S, Vh;
   svd_impl("linalg.svd", A, true, full_matrices, &U, &S, &Vh);
@@ -207,7 +233,8 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices) {
 
 // svdvals and eigvalsh need the singular vectors / eigenvectors for their gradient, so with
 // autograd they run the full decomposition and record through it (as PyTorch does).
-Tensor svdvals(const Tensor& A) {
+Tensor svdvals(const Tensor& A, std::optional<std::string_view> driver) {
+  check_svd_driver("linalg.svdvals", driver);
   if (autograd::needs_grad(A)) return std::get<1>(svd(A, false));
   Tensor S;
   svd_impl("linalg.svdvals", A, false, false, nullptr, &S, nullptr);

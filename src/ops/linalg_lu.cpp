@@ -1,8 +1,11 @@
 // ember::linalg's LU- and Cholesky-based ops on the CPU through LAPACK (float32/float64, batched
 // over the leading dims, broadcast for solve): solve and inv = solve(A, I) (getrf of Aᵀ + getrs
-// 'T', as PyTorch), cholesky (potrf), det and slogdet (getrf). The error texts follow PyTorch's,
-// which calls the same routines: getrf's info is the first exactly-zero pivot, potrf's the order
-// of the first leading minor that is not positive-definite.
+// 'T', as PyTorch), inv_ex, cholesky and cholesky_ex (potrf), det and slogdet (getrf). The error
+// texts follow PyTorch's, which calls the same routines: getrf's info is the first exactly-zero
+// pivot, potrf's the order of the first leading minor that is not positive-definite.
+// No routine is handed a matrix with a NaN or an inf (see finite_block): solve, inv, det and
+// slogdet answer NaN for it, as PyTorch's LAPACK calls end up doing; cholesky reports the leading
+// minor that holds it as not positive-definite, as potrf does for a NaN.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -42,32 +45,61 @@ void solve_factored(const char* op, const ColMajor<T>& lu, const std::vector<int
 }
 }  // namespace
 
-// inv(A) = solve(A, I), as in PyTorch (getri would round differently).
-Tensor inv(const Tensor& A) {
-  check_matrix("linalg.inv", A, true);
+namespace {
+template <class T>
+bool finite_row_major(const T* a, int64_t count) {
+  return std::all_of(a, a + count, [](T x) { return std::isfinite(x); });
+}
+
+// inv(A) = solve(A, I), as in PyTorch (getri would round differently). A matrix with a NaN or
+// an inf gets a NaN inverse without LAPACK (PyTorch's answer is NaN there too). A singular matrix
+// is an Error, or with `info` its batch element's first zero pivot (the inverse then holds getrs'
+// infs and NaNs, as linalg.inv_ex's).
+Tensor inv_impl(const char* op, const Tensor& A, Tensor* info) {
+  check_matrix(op, A, true);
   autograd::OpRecording rec(A);
   const bool batched = A.dim() > 2;
   const int64_t n = A.size(-1), count = batch_count(batch_shape(A));
   Tensor out = empty(A.sizes(), A.options());
+  if (info) *info = zeros(batch_shape(A), TensorOptions().dtype(kInt));
   const Tensor Ac = A.contiguous();
   visit_float(A.dtype(), [&](auto tag) {
     using T = decltype(tag);
     std::vector<int> pivots;
     ColMajor<T> lu(n, n), x(n, n);
     for (int64_t b = 0; b < count && n > 0; ++b) {
-      const int zero = factor_transposed("linalg.inv", Ac.data_ptr<T>() + b * n * n, n, lu, pivots);
-      EMBER_CHECK(zero == 0,
-                  "linalg.inv: {}The diagonal element {} is zero, the inversion could not be "
-                  "completed because the input matrix is singular.",
-                  batch_prefix(b, batched), zero);
+      const T* a = Ac.data_ptr<T>() + b * n * n;
+      if (!finite_row_major(a, n * n)) {
+        store_nan<T>(out, b);
+        continue;
+      }
+      const int zero = factor_transposed(op, a, n, lu, pivots);
+      if (info) {
+        info->data_ptr<int>()[b] = zero;
+      } else {
+        EMBER_CHECK(zero == 0,
+                    "{}: {}The diagonal element {} is zero, the inversion could not be completed "
+                    "because the input matrix is singular.",
+                    op, batch_prefix(b, batched), zero);
+      }
       std::fill(x.data.begin(), x.data.end(), T(0));  // getrs left the last inverse here
       for (int64_t i = 0; i < n; ++i) x(i, i) = T(1);
-      solve_factored("linalg.inv", lu, pivots, x);
+      solve_factored(op, lu, pivots, x);
       store(x, out, b);
     }
   });
   if (rec) autograd::derivatives::linalg_inv(out, A);
   return out;
+}
+}  // namespace
+
+Tensor inv(const Tensor& A) { return inv_impl("linalg.inv", A, nullptr); }
+
+std::tuple<Tensor, Tensor> inv_ex(const Tensor& A, bool check_errors) {
+  Tensor info;
+  Tensor out = inv_impl("linalg.inv_ex", A, check_errors ? nullptr : &info);
+  if (check_errors) info = zeros(batch_shape(A), TensorOptions().dtype(kInt));
+  return {out, info};
 }
 
 namespace {
@@ -92,7 +124,17 @@ std::vector<int64_t> broadcast_offsets(const Tensor& t, int64_t tail_dims, IntAr
 }
 }  // namespace
 
-Tensor solve(const Tensor& A, const Tensor& B) {
+Tensor solve(const Tensor& A, const Tensor& B, bool left) {
+  if (!left) {
+    // X A = B is Aᵀ Xᵀ = Bᵀ (both transposes are views, recorded as such).
+    check_defined(B, "linalg.solve", "B");
+    EMBER_CHECK(B.dim() >= 2,
+                "linalg.solve: Vector broadcasting of the left hand side is not supported for "
+                "left=False. In this case linalg.solve is equivalent to B / A.squeeze(-1). Hint: "
+                "B must be a (batch of) matrices");
+    check_matrix("linalg.solve", A, true);
+    return solve(A.mT(), B.mT(), true).mT();
+  }
   check_matrix("linalg.solve", A, true);
   check_input("linalg.solve", B, "B");
   EMBER_CHECK_TYPE(A.dtype() == B.dtype(),
@@ -131,6 +173,13 @@ Tensor solve(const Tensor& A, const Tensor& B) {
       ColMajor<T> lu(n, n), rhs(n, k);
       int64_t factored = -1;  // a_off of the matrix in `lu`: a broadcast A is factored once
       for (size_t i = 0; i < a_off.size() && n > 0; ++i) {
+        // A NaN or inf in A or in this B gives a NaN solution, without LAPACK (PyTorch's is NaN
+        // or inf there).
+        if (!finite_row_major(Ac.data_ptr<T>() + a_off[i], n * n) ||
+            !finite_row_major(Bc.data_ptr<T>() + b_off[i], n * k)) {
+          store_nan<T>(X, static_cast<int64_t>(i));
+          continue;
+        }
         if (a_off[i] != factored) {
           const int zero =
               factor_transposed("linalg.solve", Ac.data_ptr<T>() + a_off[i], n, lu, pivots);
@@ -149,12 +198,19 @@ Tensor solve(const Tensor& A, const Tensor& B) {
   return vector_case ? X.squeeze(-1) : X;
 }
 
-Tensor cholesky(const Tensor& A, bool upper) {
-  check_matrix("linalg.cholesky", A, true);
+namespace {
+// A = L Lᵀ (or Uᵀ U) through potrf. A matrix that is not positive-definite is an Error, or with
+// `info` the order of its first leading minor that is not (the factor then holds what potrf left,
+// as linalg.cholesky_ex's). A non-finite value in the triangle read is reported the same way,
+// without LAPACK: potrf would find it at that minor too (NaN fails its test).
+Tensor cholesky_impl(const char* op, const Tensor& A, bool upper, Tensor* info) {
+  check_matrix(op, A, true);
   autograd::OpRecording rec(A);
   const bool batched = A.dim() > 2;
   const int64_t n = A.size(-1);
+  const char uplo = upper ? 'U' : 'L';
   Tensor out = empty(A.sizes(), A.options());
+  if (info) *info = zeros(batch_shape(A), TensorOptions().dtype(kInt));
   const Tensor Ac = A.contiguous();
   visit_float(A.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -163,13 +219,24 @@ Tensor cholesky(const Tensor& A, bool upper) {
       // Reads A's lower triangle, or its upper one for `upper` (as PyTorch: A = UᵀU from the
       // upper triangle); info is the order of the first leading minor that is not
       // positive-definite.
-      const int order = lapack::potrf(upper ? 'U' : 'L', a.rows, a.ptr(), a.ld);
-      check_lapack_call("linalg.cholesky", "potrf", order);
-      EMBER_CHECK(order == 0,
-                  "linalg.cholesky: {}The factorization could not be completed because the input "
-                  "is not positive-definite (the leading minor of order {} is not "
-                  "positive-definite).",
-                  batch_prefix(b, batched), order);
+      const int bad = first_nonfinite_minor(a, n, uplo);
+      int order = bad;
+      if (bad == 0) {
+        order = lapack::potrf(uplo, a.rows, a.ptr(), a.ld);
+        check_lapack_call(op, "potrf", order);
+      }
+      if (info) {
+        info->data_ptr<int>()[b] = order;
+      } else {
+        EMBER_CHECK(order == 0,
+                    "{}: {}The factorization could not be completed because the input is not "
+                    "positive-definite (the leading minor of order {} is not positive-definite).",
+                    op, batch_prefix(b, batched), order);
+      }
+      if (bad != 0) {
+        store_nan<T>(out, b);
+        return;
+      }
       T* dst = out.data_ptr<T>() + b * n * n;
       for (int64_t i = 0; i < n; ++i)
         for (int64_t j = 0; j < n; ++j) dst[i * n + j] = (upper ? i <= j : j <= i) ? a(i, j) : T(0);
@@ -177,6 +244,18 @@ Tensor cholesky(const Tensor& A, bool upper) {
   });
   if (rec) autograd::derivatives::linalg_cholesky(out, A, upper);
   return out;
+}
+}  // namespace
+
+Tensor cholesky(const Tensor& A, bool upper) {
+  return cholesky_impl("linalg.cholesky", A, upper, nullptr);
+}
+
+std::tuple<Tensor, Tensor> cholesky_ex(const Tensor& A, bool upper, bool check_errors) {
+  Tensor info;
+  Tensor L = cholesky_impl("linalg.cholesky_ex", A, upper, check_errors ? nullptr : &info);
+  if (check_errors) info = zeros(batch_shape(A), TensorOptions().dtype(kInt));
+  return {L, info};
 }
 
 namespace {
@@ -187,6 +266,12 @@ void lu_det(const char* op, ColMajor<T>& a, std::vector<int>& pivots, T* sign, T
   if (a.rows == 0) {
     if (sign) *sign = 1, *logabs = 0;
     if (det) *det = 1;
+    return;
+  }
+  if (!finite_block(a, a.rows, a.cols)) {  // NaN, as PyTorch's LU gives, without LAPACK
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    if (sign) *sign = nan, *logabs = nan;
+    if (det) *det = nan;
     return;
   }
   pivots.resize(static_cast<size_t>(a.rows));

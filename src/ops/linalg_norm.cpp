@@ -96,9 +96,27 @@ double vector_norm_row(const T* x, int64_t n, double ord) {
 
 }  // namespace
 
-Tensor vector_norm(const Tensor& x, double ord, IntArrayRef dim, bool keepdim) {
-  const char* op = "linalg.vector_norm";
+namespace {
+// `dtype` casts the input first (as PyTorch: the cast is part of the recorded graph).
+Tensor cast_for_norm(const char* op, const Tensor& x, std::optional<ScalarType> dtype) {
   check_defined(x, op, "x");
+  if (!dtype) return x;
+  EMBER_CHECK_TYPE(is_floating_point(*dtype),
+                   "{}: dtype should be a floating point type, but got {}", op, *dtype);
+  EMBER_CHECK_TYPE(x.is_floating_point(),
+                   "{}: expected a floating point tensor as input, but got {}. Hint: convert "
+                   "with .to(ember::kFloat)",
+                   op, x.dtype());
+  return x.to(*dtype);
+}
+}  // namespace
+
+Tensor vector_norm(const Tensor& x_in, const Scalar& ord_in, OptionalIntArrayRef dim_in,
+                   bool keepdim, std::optional<ScalarType> dtype) {
+  const char* op = "linalg.vector_norm";
+  const Tensor x = cast_for_norm(op, x_in, dtype);
+  const double ord = ord_in.toDouble();
+  const IntArrayRef dim = dim_in ? *dim_in : IntArrayRef();
   EMBER_CHECK_AS(
       NotImplementedError, x.is_cpu(),
       "{}: only CPU tensors are supported, got a tensor on {}. Hint: move it with .cpu()", op,
@@ -209,20 +227,29 @@ Tensor matrix_norm_impl(const Tensor& A, const std::string& ord, double num, Int
 }
 }  // namespace
 
-Tensor matrix_norm(const Tensor& A, std::string_view ord, IntArrayRef dim, bool keepdim) {
+Tensor matrix_norm(const Tensor& A, std::string_view ord, IntArrayRef dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
   EMBER_CHECK_VALUE(ord == "fro" || ord == "nuc",
                     "linalg.matrix_norm: Order {} not supported. Hint: use \"fro\", \"nuc\", or a "
                     "number (1, -1, 2, -2, inf, -inf)",
                     ord);
-  return matrix_norm_impl(A, std::string(ord), 0, dim, keepdim);
+  return matrix_norm_impl(cast_for_norm("linalg.matrix_norm", A, dtype), std::string(ord), 0, dim,
+                          keepdim);
 }
 
-Tensor matrix_norm(const Tensor& A, double ord, IntArrayRef dim, bool keepdim) {
+Tensor matrix_norm(const Tensor& A, const Scalar& ord_in, IntArrayRef dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
+  const double ord = ord_in.toDouble();
   EMBER_CHECK_VALUE(std::abs(ord) == 1 || std::abs(ord) == 2 || std::isinf(ord),
                     "linalg.matrix_norm: Order {} not supported. Hint: use \"fro\", \"nuc\", or a "
                     "number (1, -1, 2, -2, inf, -inf)",
                     ord_str(ord));
-  return matrix_norm_impl(A, "", ord, dim, keepdim);
+  return matrix_norm_impl(cast_for_norm("linalg.matrix_norm", A, dtype), "", ord, dim, keepdim);
+}
+
+Tensor matrix_norm(const Tensor& A, const char* ord, IntArrayRef dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
+  return matrix_norm(A, std::string_view(ord), dim, keepdim, dtype);
 }
 
 }  // namespace ember::linalg

@@ -4,9 +4,7 @@
 
 namespace ember {
 
-DimMask all_dims_mask(int64_t ndim) {
-  return ndim >= 64 ? ~DimMask(0) : (DimMask(1) << ndim) - 1;
-}
+DimMask all_dims_mask(int64_t ndim) { return ndim >= 64 ? ~DimMask(0) : (DimMask(1) << ndim) - 1; }
 
 DimMask make_dim_mask(IntArrayRef dims, int64_t ndim, const char* op) {
   EMBER_CHECK(ndim <= kMaxLoopDims,
@@ -29,8 +27,10 @@ DimMask make_dim_mask(IntArrayRef dims, int64_t ndim, const char* op) {
 DimVector reduced_shape(IntArrayRef sizes, DimMask mask, bool keepdim) {
   DimVector out;
   for (size_t d = 0; d < sizes.size(); ++d) {
-    if (!(mask >> d & 1)) out.push_back(sizes[d]);
-    else if (keepdim) out.push_back(1);
+    if (!(mask >> d & 1))
+      out.push_back(sizes[d]);
+    else if (keepdim)
+      out.push_back(1);
   }
   return out;
 }
@@ -151,9 +151,12 @@ Tensor reduce_into_new(OpId op, const Tensor& self, DimMask mask, bool keepdim,
 DimLoop make_dim_loop(const Tensor& c, int64_t dim) {
   DimLoop L;
   for (int64_t d = 0; d < c.dim(); ++d) {
-    if (d < dim) L.outer *= c.sizes()[d];
-    else if (d == dim) L.size = c.sizes()[d];
-    else L.inner *= c.sizes()[d];
+    if (d < dim)
+      L.outer *= c.sizes()[d];
+    else if (d == dim)
+      L.size = c.sizes()[d];
+    else
+      L.inner *= c.sizes()[d];
   }
   L.in = static_cast<const char*>(c.data_ptr());
   L.in_dtype = c.dtype();

@@ -86,4 +86,43 @@ EMBER_API Tensor median(const Tensor& self);
 EMBER_API std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim = false);
 EMBER_API Tensor count_nonzero(const Tensor& self, IntArrayRef dim = {});
 
+// ---- out= forms (LibTorch's signatures; `out` comes first) ----
+// Each computes what the plain op computes and writes it into `out`, returning `out`. out must
+// have the result's shape, or hold no elements (it is then resized): LibTorch also resizes a
+// non-empty out of another shape, with a deprecation warning; Ember refuses it with an Error
+// naming the op. dtypes: sum/prod/cumsum/cumprod compute in out's dtype (or in `dtype`, which out
+// must then have), mean in out's floating dtype, amax/amin/max/min need out of self's dtype (and
+// int64 indices). They throw when grad mode is on and self requires grad, and bump out's version.
+EMBER_API const Tensor& sum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim,
+                                bool keepdim = false,
+                                std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API const Tensor& sum_out(const Tensor& out, const Tensor& self,
+                                std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API const Tensor& mean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim,
+                                 bool keepdim = false,
+                                 std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API const Tensor& prod_out(const Tensor& out, const Tensor& self, int64_t dim,
+                                 bool keepdim = false,
+                                 std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API const Tensor& prod_out(const Tensor& out, const Tensor& self,
+                                 std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API const Tensor& amax_out(const Tensor& out, const Tensor& self, IntArrayRef dim = {},
+                                 bool keepdim = false);
+EMBER_API const Tensor& amin_out(const Tensor& out, const Tensor& self, IntArrayRef dim = {},
+                                 bool keepdim = false);
+/// (values, indices) of max along dim, written into `max` and `max_values` (LibTorch's names:
+/// the second receives the int64 indices).
+EMBER_API std::tuple<const Tensor&, const Tensor&> max_out(const Tensor& max,
+                                                           const Tensor& max_values,
+                                                           const Tensor& self, int64_t dim,
+                                                           bool keepdim = false);
+EMBER_API std::tuple<const Tensor&, const Tensor&> min_out(const Tensor& min,
+                                                           const Tensor& min_indices,
+                                                           const Tensor& self, int64_t dim,
+                                                           bool keepdim = false);
+EMBER_API const Tensor& cumsum_out(const Tensor& out, const Tensor& self, int64_t dim,
+                                   std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API const Tensor& cumprod_out(const Tensor& out, const Tensor& self, int64_t dim,
+                                    std::optional<ScalarType> dtype = std::nullopt);
+
 }  // namespace ember

@@ -166,6 +166,15 @@ Tensor alpha_dropout(const Tensor& input, double p, bool training, bool inplace)
 Tensor feature_alpha_dropout(const Tensor& input, double p, bool training, bool inplace) {
   return alpha_dropout_impl(input, p, training, inplace, true, "feature_alpha_dropout");
 }
+Tensor feature_dropout(const Tensor& input, double p, bool training, bool inplace) {
+  const char* op = "feature_dropout";
+  layer::check_defined(input, op, "input");
+  EMBER_CHECK(input.dim() >= 2,
+              "{}: expected an input of at least 2 dims [N, C, *], but got {}. Hint: use dropout "
+              "to drop single elements",
+              op, describe(input));
+  return dropout_impl(input, p, training, inplace, /*feature=*/true, /*batched=*/true, op);
+}
 }  // namespace detail
 
 Tensor dropout(const Tensor& input, const DropoutFuncOptions& o) {

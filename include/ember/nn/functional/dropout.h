@@ -37,6 +37,8 @@ EMBER_API Tensor dropout2d(const Tensor& input, double p, bool training, bool in
 EMBER_API Tensor dropout3d(const Tensor& input, double p, bool training, bool inplace);
 EMBER_API Tensor alpha_dropout(const Tensor& input, double p, bool training, bool inplace);
 EMBER_API Tensor feature_alpha_dropout(const Tensor& input, double p, bool training, bool inplace);
+/// Channel dropout of any [N, C, *] input (at least 2 dims): ATen's feature_dropout.
+EMBER_API Tensor feature_dropout(const Tensor& input, double p, bool training, bool inplace);
 }  // namespace detail
 
 }  // namespace ember::nn::functional
