@@ -16,6 +16,17 @@ namespace {
 bool contains(const std::unordered_set<const TensorImpl*>& set, const Tensor& t) {
   return t.defined() && set.count(t.unsafeGetTensorImpl());
 }
+
+// A view of all of `t` without history (LibTorch's view_as for an input that forward returns
+// unchanged): the caller's tensor keeps its own grad_fn, and an in-place change of the output is
+// seen, and checked, as one of a view of the input.
+Tensor view_of(const Tensor& t) {
+  Tensor v = t.variable_data();
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  v.unsafeGetTensorImpl()->set_view_base(
+      intrusive_ptr<TensorImpl>(impl->is_view() ? impl->view_base() : impl));
+  return v;
+}
 }  // namespace
 
 variable_list AutogradContext::get_saved_variables() const {
@@ -37,20 +48,19 @@ void AutogradContext::mark_non_differentiable(const variable_list& outputs) {
 
 bool AutogradContext::needs_input_grad(size_t index) const {
   EMBER_CHECK_INDEX(index < needs_input_grad_.size(),
-                    "needs_input_grad: index {} out of range for a function with {} inputs", index,
-                    needs_input_grad_.size());
+                    "needs_input_grad: index {} is out of range for a function with {} tensor "
+                    "inputs. Hint: the index counts forward's tensor arguments only",
+                    index, needs_input_grad_.size());
   return needs_input_grad_[index];
 }
 
-bool FunctionImpl::prepare(Node& node, AutogradContext& ctx, const variable_list& inputs,
-                           const std::vector<bool>& is_tensor_arg) {
+bool FunctionImpl::prepare(Node& node, AutogradContext& ctx, const variable_list& inputs) {
   bool any = false;
   for (const Tensor& t : inputs) any = any || (t.defined() && t.requires_grad());
   const bool executable = GradMode::is_enabled() && any;
   ctx.needs_input_grad_.assign(inputs.size(), false);
   if (!executable) return false;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!is_tensor_arg[i]) continue;
     Edge e = gradient_edge(inputs[i]);
     ctx.needs_input_grad_[i] = e.is_valid();
     node.add_next_edge(std::move(e));
@@ -102,7 +112,7 @@ void FunctionImpl::wrap_outputs(const std::shared_ptr<Node>& node, AutogradConte
       }
       continue;
     }
-    if (is_input) o = o.variable_data();  // an input returned as is: a new tensor with history
+    if (is_input) o = view_of(o);  // an input returned as is: a view of it, with this history
     node->add_input_metadata(o);
     set_history(o, node, static_cast<uint32_t>(j));
   }
@@ -126,24 +136,25 @@ variable_list FunctionImpl::materialize(const Node& node, const AutogradContext&
   return out;
 }
 
-void FunctionImpl::collect_grads(const std::string& name, const std::vector<bool>& is_tensor_arg,
+void FunctionImpl::collect_grads(const std::string& name, const std::vector<bool>& is_input,
                                  variable_list&& user_grads, variable_list& out) {
-  EMBER_CHECK(user_grads.size() >= is_tensor_arg.size(),
+  EMBER_CHECK(user_grads.size() >= is_input.size(),
               "{}: function backward returned an incorrect number of gradients (expected {}, got "
               "{}). Hint: return one gradient per forward argument, Tensor() for non-tensors",
-              name, is_tensor_arg.size(), user_grads.size());
-  for (size_t i = is_tensor_arg.size(); i < user_grads.size(); ++i)
+              name, is_input.size(), user_grads.size());
+  for (size_t i = is_input.size(); i < user_grads.size(); ++i)
     EMBER_CHECK(!user_grads[i].defined(),
                 "{}: function backward returned an incorrect number of gradients (expected {}, "
                 "got {})",
-                name, is_tensor_arg.size(), user_grads.size());
+                name, is_input.size(), user_grads.size());
   size_t k = 0;
-  for (size_t i = 0; i < is_tensor_arg.size(); ++i) {
-    if (!is_tensor_arg[i]) {
+  for (size_t i = 0; i < is_input.size(); ++i) {
+    if (!is_input[i]) {
       EMBER_CHECK(!user_grads[i].defined(),
-                  "{}: function backward returned a gradient different than an undefined tensor "
-                  "at position {}, but the corresponding forward input was not a Tensor",
-                  name, i);
+                  "{}: function backward returned a defined gradient at position {}, but the "
+                  "corresponding forward argument is not a tensor input. Hint: return Tensor() "
+                  "there",
+                  name, i + 1);
       continue;
     }
     if (k < out.size()) out[k] = std::move(user_grads[i]);

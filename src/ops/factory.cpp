@@ -62,6 +62,9 @@ Tensor allocate(IntArrayRef size, const TensorOptions& options, const char* op) 
 }  // namespace
 
 Tensor empty(IntArrayRef size, const TensorOptions& options) {
+  // A memory format is read by the overload in memory_format.cpp.
+  if (EMBER_UNLIKELY(options.has_memory_format()))
+    return empty(size, options.memory_format(std::nullopt), options.memory_format_opt());
   return allocate(size, options, "empty");
 }
 

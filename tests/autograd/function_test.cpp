@@ -132,6 +132,32 @@ TEST(CustomFunction, WithoutGradModeNothingIsRecorded) {
   EXPECT_FALSE(y.requires_grad());
 }
 
+TEST(CustomFunction, LibTorchsAutogradNamesNeedNoCompatHeader) {
+  static_assert(std::is_same_v<autograd::Variable, Tensor>);
+  static_assert(std::is_same_v<autograd::tensor_list, std::vector<Tensor>>);
+}
+
+namespace {
+// needs_input_grad counts tensor inputs only, as LibTorch's C++ API: here 0 is `a`, 1 is `b`.
+struct ScaleAB : autograd::Function<ScaleAB> {
+  static Tensor forward(AutogradContext*, double k, Tensor a, std::optional<Tensor> b) {
+    return b ? a * *b * k : a * k;
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    EXPECT_TRUE(ctx->needs_input_grad(0));
+    EXPECT_THROW((void)ctx->needs_input_grad(2), IndexError);
+    return {Tensor(), grads[0], ctx->needs_input_grad(1) ? grads[0] : Tensor()};
+  }
+};
+}  // namespace
+
+TEST(CustomFunction, NeedsInputGradIndexesTensorInputs) {
+  Tensor a = ones({2}, kDouble).requires_grad_();
+  Tensor b = ones({2}, kDouble).requires_grad_();
+  ScaleAB::apply(3.0, a, std::optional<Tensor>(b)).sum().backward();
+  EXPECT_EQ(value(b.grad(), 0), 1);
+}
+
 TEST(IValue, HoldsWhatItWasGivenAndNamesMismatches) {
   IValue i = 3, d = 2.5, b = true, s = "name", t = ones({1});
   EXPECT_EQ(i.toInt(), 3);

@@ -14,10 +14,16 @@
 //   };
 //   Tensor y = MulAdd::apply(x, 3, z);
 //
-// forward runs with grad mode off; it returns a Tensor or a variable_list.
+// forward runs with grad mode off; it returns a Tensor or a variable_list. As in LibTorch, the
+// function's inputs are forward's tensor arguments: a Tensor is one input, a c10::optional<Tensor>
+// holding a defined tensor is one, a TensorList (ArrayRef<Tensor>) is one per element; any other
+// argument (int, double, bool, std::string, IntArrayRef, and std::vector<Tensor> too) is not an
+// input, and gradients never flow into tensors inside it. backward returns one gradient per input
+// position in that order, with an undefined Tensor() for each non-input argument.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <typeinfo>
@@ -47,8 +53,13 @@ class EMBER_API AutogradContext {
   void mark_non_differentiable(const variable_list& outputs);
   /// With false, backward receives undefined tensors for unused outputs instead of zeros.
   void set_materialize_grads(bool value) { materialize_grads_ = value; }
-  /// Whether forward input `index` (counting every argument) needs a gradient.
+  /// Whether the function's input `index` needs a gradient. As LibTorch's C++ API, `index` counts
+  /// only the tensor inputs (see above): in forward(ctx, int64_t k, Tensor a, Tensor b), a is 0.
   bool needs_input_grad(size_t index) const;
+
+  AutogradContext() = default;
+  AutogradContext(const AutogradContext&) = delete;
+  AutogradContext& operator=(const AutogradContext&) = delete;
 
  private:
   template <class T>
@@ -68,14 +79,14 @@ class EMBER_API AutogradContext {
 
 /// What the template parts hand to the library.
 struct EMBER_API FunctionImpl {
-  /// Sets up `node` for `inputs` (one entry per forward argument; undefined for non-tensors).
-  static bool prepare(Node& node, AutogradContext& ctx, const variable_list& inputs,
-                      const std::vector<bool>& is_tensor_arg);
+  /// Sets up `node` for forward's tensor inputs; returns whether the call is recorded.
+  static bool prepare(Node& node, AutogradContext& ctx, const variable_list& inputs);
   /// Attaches history to forward's outputs (in place) and saves ctx's tensors.
   static void wrap_outputs(const std::shared_ptr<Node>& node, AutogradContext& ctx,
                            const variable_list& inputs, variable_list& outputs, bool executable);
-  /// Runs the user's backward result through the checks and maps it onto the node's edges.
-  static void collect_grads(const std::string& name, const std::vector<bool>& is_tensor_arg,
+  /// Checks the user's backward result (one entry per argument position, `is_input` saying which
+  /// are inputs) and moves the inputs' gradients into `out`.
+  static void collect_grads(const std::string& name, const std::vector<bool>& is_input,
                             variable_list&& user_grads, variable_list& out);
   static variable_list materialize(const Node& node, const AutogradContext& ctx,
                                    ArrayRef<Tensor> grads);
@@ -90,33 +101,49 @@ class CppNode final : public Node {
   std::string name() const override { return FunctionImpl::demangle(typeid(T).name()); }
   void apply(ArrayRef<Tensor> grads, variable_list& out) override {
     variable_list user = T::backward(&ctx_, FunctionImpl::materialize(*this, ctx_, grads));
-    FunctionImpl::collect_grads(name(), is_tensor_arg_, std::move(user), out);
+    FunctionImpl::collect_grads(name(), is_input_, std::move(user), out);
   }
   void release_variables() override { FunctionImpl::release(ctx_); }
 
   AutogradContext ctx_;
-  std::vector<bool> is_tensor_arg_;
+  std::vector<bool> is_input_;  // per backward result position: is it one of the inputs
 };
 
 namespace detail {
+/// Adds forward argument `a` to the function's inputs, counted as LibTorch counts it.
 template <class A>
-Tensor as_tensor_arg(const A& a) {
-  if constexpr (std::is_same_v<std::decay_t<A>, Tensor>)
-    return a;
-  else
-    return Tensor();
+void collect_input(const A& a, variable_list& inputs, std::vector<bool>& is_input) {
+  using D = std::decay_t<A>;
+  if constexpr (std::is_same_v<D, Tensor>) {
+    inputs.push_back(a);
+    is_input.push_back(true);
+  } else if constexpr (std::is_same_v<D, std::optional<Tensor>>) {
+    const bool engaged = a.has_value() && a->defined();
+    if (engaged) inputs.push_back(*a);
+    is_input.push_back(engaged);
+  } else if constexpr (std::is_same_v<D, TensorList>) {
+    for (const Tensor& t : a) {
+      inputs.push_back(t);
+      is_input.push_back(true);
+    }
+  } else {
+    is_input.push_back(false);
+  }
 }
 }  // namespace detail
 
 template <class T>
 struct Function {
+  /// Runs T::forward(ctx, args...) and records T::backward as its gradient.
   template <class... Args>
   static auto apply(Args&&... args) {
     auto node = std::make_shared<CppNode<T>>();
     node->ctx_.node_ = node.get();
-    variable_list inputs{detail::as_tensor_arg(args)...};
-    node->is_tensor_arg_ = {std::is_same_v<std::decay_t<Args>, Tensor>...};
-    const bool executable = FunctionImpl::prepare(*node, node->ctx_, inputs, node->is_tensor_arg_);
+    variable_list inputs;
+    inputs.reserve(sizeof...(Args));
+    node->is_input_.reserve(sizeof...(Args));
+    (detail::collect_input(args, inputs, node->is_input_), ...);
+    const bool executable = FunctionImpl::prepare(*node, node->ctx_, inputs);
     using Out = decltype(T::forward(&node->ctx_, std::forward<Args>(args)...));
     static_assert(std::is_same_v<Out, Tensor> || std::is_same_v<Out, variable_list>,
                   "Function<T>::forward must return a Tensor or a variable_list");

@@ -16,7 +16,10 @@
 namespace ember::autograd {
 
 class Node;
+/// LibTorch's names for tensors in autograd code: a Variable is a Tensor.
+using Variable = Tensor;
 using variable_list = std::vector<Tensor>;
+using tensor_list = std::vector<Tensor>;
 
 /// Where a gradient goes: input `input_nr` of `function`. An invalid edge means "not needed".
 struct Edge {

@@ -85,6 +85,8 @@ constexpr int64_t element_size(ScalarType t) {
 EMBER_API const char* to_string(ScalarType t);
 /// LibTorch's name for the type in errors and printing: "Float", "Long", ...
 EMBER_API const char* type_name(ScalarType t);
+/// type_name(t) under LibTorch's name for it (c10::toString).
+inline const char* toString(ScalarType t) { return type_name(t); }
 /// Prints type_name(t) ("Float", "Long"), as LibTorch does.
 EMBER_API std::ostream& operator<<(std::ostream& os, ScalarType t);
 

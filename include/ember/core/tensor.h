@@ -130,6 +130,12 @@ class EMBER_API Tensor {
   Device device() const { return impl()->device(); }
   TensorOptions options() const;
   bool is_contiguous() const { return impl()->is_contiguous(); }
+  /// Whether the strides are those of `memory_format`: Contiguous and Preserve as
+  /// is_contiguous(); ChannelsLast (rank 4) / ChannelsLast3d (rank 5) in that stride order (size-1
+  /// dims may have any stride); false for other ranks.
+  bool is_contiguous(MemoryFormat memory_format) const;
+  /// ChannelsLast(3d) for a tensor laid out that way and not also row-major, else Contiguous.
+  MemoryFormat suggest_memory_format(bool channels_last_strides_exact_match = false) const;
   bool is_cuda() const { return device().is_cuda(); }
   bool is_cpu() const { return device().is_cpu(); }
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
@@ -190,7 +196,15 @@ class EMBER_API Tensor {
   Tensor cpu() const { return to(Device(kCPU)); }
   Tensor cuda() const { return to(Device(kCUDA, 0)); }
   Tensor contiguous() const;
+  /// This tensor when is_contiguous(memory_format), else a copy laid out that way (differentiable).
+  /// ChannelsLast needs rank 4, ChannelsLast3d rank 5; Preserve throws for a non-contiguous
+  /// tensor, as LibTorch.
+  Tensor contiguous(MemoryFormat memory_format) const;
+  /// A row-major copy (LibTorch's clone() keeps a channels-last layout; Ember's does not).
   Tensor clone() const;
+  /// A copy laid out as `memory_format`; Preserve and nullopt keep a channels-last layout and give
+  /// a row-major copy of anything else.
+  Tensor clone(std::optional<MemoryFormat> memory_format) const;
   /// Copies src into this tensor in place, broadcasting src and converting dtype and device.
   const Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
   const Tensor& fill_(const Scalar& value) const;

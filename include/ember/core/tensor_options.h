@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "ember/core/device.h"
+#include "ember/core/memory_format.h"
 #include "ember/core/scalar_type.h"
 
 namespace ember {
@@ -32,6 +33,7 @@ class TensorOptions {
   TensorOptions(Device d) : device_(d), has_device_(true) {}
   TensorOptions(DeviceType d) : device_(Device(d)), has_device_(true) {}
   TensorOptions(Layout l) : layout_(l) {}
+  TensorOptions(MemoryFormat f) : memory_format_(f), has_memory_format_(true) {}
 
   TensorOptions dtype(ScalarType t) const {
     TensorOptions o = *this;
@@ -67,6 +69,14 @@ class TensorOptions {
     return o;
   }
   TensorOptions pinned_memory(bool) const { return *this; }
+  /// The layout empty() gives its tensor (MemoryFormat::ChannelsLast, ...). As in LibTorch, only
+  /// empty() reads it; the other factories ignore it.
+  TensorOptions memory_format(std::optional<MemoryFormat> f) const {
+    TensorOptions o = *this;
+    o.has_memory_format_ = f.has_value();
+    if (f) o.memory_format_ = *f;
+    return o;
+  }
 
   ScalarType dtype() const { return has_dtype_ ? dtype_ : get_default_dtype(); }
   bool has_dtype() const { return has_dtype_; }
@@ -74,6 +84,10 @@ class TensorOptions {
   bool has_device() const { return has_device_; }
   bool requires_grad() const { return requires_grad_; }
   Layout layout() const { return layout_; }
+  bool has_memory_format() const { return has_memory_format_; }
+  std::optional<MemoryFormat> memory_format_opt() const {
+    return has_memory_format_ ? std::optional<MemoryFormat>(memory_format_) : std::nullopt;
+  }
 
   /// Fields set in *this win; the rest come from `other`.
   TensorOptions merge_in(const TensorOptions& other) const {
@@ -82,6 +96,7 @@ class TensorOptions {
     if (has_device_) o = o.device(device_);
     if (requires_grad_) o.requires_grad_ = true;
     if (layout_ != kStrided) o.layout_ = layout_;
+    if (has_memory_format_) o = o.memory_format(memory_format_);
     return o;
   }
 
@@ -95,6 +110,8 @@ class TensorOptions {
   bool has_device_ = false;
   bool requires_grad_ = false;
   Layout layout_ = kStrided;
+  MemoryFormat memory_format_ = MemoryFormat::Contiguous;
+  bool has_memory_format_ = false;
 };
 
 inline TensorOptions dtype(ScalarType t) { return TensorOptions().dtype(t); }
@@ -105,5 +122,6 @@ TensorOptions dtype() {
 inline TensorOptions device(Device d) { return TensorOptions().device(d); }
 inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
 inline TensorOptions layout(Layout l) { return TensorOptions().layout(l); }
+inline TensorOptions memory_format(MemoryFormat f) { return TensorOptions().memory_format(f); }
 
 }  // namespace ember

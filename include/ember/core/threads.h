@@ -1,5 +1,13 @@
-// Intra-op thread count (OpenMP underneath, and OpenBLAS's pool is kept in step).
+// Intra-op parallelism: the thread count (OpenMP underneath, and OpenBLAS's pool is kept in step)
+// and parallel_for over it, as LibTorch's at:: functions of <ATen/Parallel.h>.
+//
+//   ember::parallel_for(0, n, 2048, [&](int64_t begin, int64_t end) {
+//     for (int64_t i = begin; i < end; ++i) out[i] = f(in[i]);
+//   });
 #pragma once
+
+#include <cstdint>
+#include <functional>
 
 #include "ember/core/macros.h"
 
@@ -7,4 +15,16 @@ namespace ember {
 /// Sets the threads used inside one op, for Ember's loops and the BLAS alike.
 EMBER_API void set_num_threads(int n);
 EMBER_API int get_num_threads();
+
+/// Calls f(chunk_begin, chunk_end) on disjoint chunks covering [begin, end): one chunk per thread,
+/// at most get_num_threads() of them and none smaller than `grain_size` elements (so a range of
+/// grain_size or fewer runs as one call on the calling thread, as does a call made inside another
+/// parallel_for). Returns when every chunk is done; an exception thrown by f is rethrown here
+/// (the first one, when several threads throw).
+EMBER_API void parallel_for(int64_t begin, int64_t end, int64_t grain_size,
+                            const std::function<void(int64_t, int64_t)>& f);
+/// Whether the calling thread is running a chunk of a parallel_for.
+EMBER_API bool in_parallel_region();
+/// The calling thread's number inside a parallel_for (0 .. get_num_threads()-1); 0 outside one.
+EMBER_API int get_thread_num();
 }  // namespace ember

@@ -10,7 +10,13 @@
 
 namespace ember {
 
+/// An uninitialised tensor, laid out as options' memory_format (row-major unless it says
+/// ChannelsLast, for rank 4, or ChannelsLast3d, for rank 5).
 EMBER_API Tensor empty(IntArrayRef size, const TensorOptions& options = {});
+/// The same with the memory format as an argument (LibTorch's third parameter of empty); setting
+/// it in `options` too is an error.
+EMBER_API Tensor empty(IntArrayRef size, const TensorOptions& options,
+                       std::optional<MemoryFormat> memory_format);
 EMBER_API Tensor empty_strided(IntArrayRef size, IntArrayRef stride,
                                const TensorOptions& options = {});
 EMBER_API Tensor zeros(IntArrayRef size, const TensorOptions& options = {});

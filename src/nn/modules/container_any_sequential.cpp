@@ -1,13 +1,39 @@
 // AnyModule and Sequential: the non-template parts.
 #include "ember/nn/modules/container/any.h"
+
+#include <algorithm>
+
 #include "ember/nn/modules/container/sequential.h"
 #include "src/core/check.h"
 
 namespace ember::nn {
 namespace detail {
 void throw_arity(const std::string& module, size_t want, size_t got) {
-  EMBER_CHECK(false, "{}: forward takes {} argument(s), but {} were given", module, want, got);
+  const char* hint = got < want ? ". Hint: if forward has default arguments, declare them with "
+                                  "EMBER_FORWARD_HAS_DEFAULT_ARGS (FORWARD_HAS_DEFAULT_ARGS in "
+                                  "LibTorch programs)"
+                                : "";
+  EMBER_CHECK(false, "{}: forward takes {} argument(s), but {} were given{}", module, want, got,
+              hint);
   __builtin_unreachable();
+}
+
+void fill_forward_defaults(const std::string& module, std::vector<IValue>& args, size_t arity,
+                           ForwardDefaultArgs defaults) {
+  size_t required = arity;
+  for (const auto& d : defaults) required = std::min<size_t>(required, d.first);
+  EMBER_CHECK(args.size() >= required && args.size() <= arity,
+              "{}: forward takes {} to {} argument(s), but {} were given", module, required, arity,
+              args.size());
+  for (size_t i = args.size(); i < arity; ++i) {
+    auto it =
+        std::find_if(defaults.begin(), defaults.end(), [&](const auto& d) { return d.first == i; });
+    EMBER_CHECK(it != defaults.end(),
+                "{}: forward was called without argument {} (0-based), which has no default. "
+                "Hint: list every default argument in EMBER_FORWARD_HAS_DEFAULT_ARGS",
+                module, i);
+    args.push_back(std::move(it->second));
+  }
 }
 }  // namespace detail
 

@@ -16,6 +16,7 @@
 #include "ember/core/optional.h"
 #include "ember/core/string_view.h"
 #include "ember/ember.h"
+#include "torch/version.h"  // TORCH_VERSION_*, which LibTorch's torch/torch.h also brings
 
 namespace torch = ::ember;
 namespace at = ::ember;
@@ -25,12 +26,6 @@ namespace ember {
 /// torch::Dtype, LibTorch's name for a ScalarType in the frontend (torch/types.h).
 using Dtype = ScalarType;
 }  // namespace ember
-
-namespace ember::autograd {
-/// LibTorch's names for tensors in autograd code: a Variable is a Tensor.
-using Variable = Tensor;
-using tensor_list = std::vector<Tensor>;
-}  // namespace ember::autograd
 
 namespace ember::compat_detail {
 template <class ErrorType, class... Args>
@@ -103,3 +98,6 @@ template <class... Args>
 #define TORCH_MODULE(Name) EMBER_MODULE(Name)
 #define TORCH_MODULE_IMPL(Name, Impl) EMBER_MODULE_IMPL(Name, Impl)
 #define TORCH_ARG(T, name) EMBER_ARG(T, name)
+/// FORWARD_HAS_DEFAULT_ARGS({1, torch::nn::AnyValue(2)}, ...): forward's defaults for calls through
+/// nn::AnyModule and nn::Sequential (ember/nn/forward_defaults.h).
+#define FORWARD_HAS_DEFAULT_ARGS(...) EMBER_FORWARD_HAS_DEFAULT_ARGS(__VA_ARGS__)

@@ -7,7 +7,9 @@
 //
 // The module's forward must be a single (non-template, non-overloaded) member function whose
 // arguments and result hooks can carry (see module_call.h); a module may instead provide
-// `IValue forward_ivalues(std::vector<IValue>)` (Sequential does, so it nests).
+// `IValue forward_ivalues(std::vector<IValue>)` (Sequential does, so it nests). A call must give
+// every argument of forward, except those the module declared with
+// EMBER_FORWARD_HAS_DEFAULT_ARGS (nn/forward_defaults.h), which are filled in.
 #pragma once
 
 #include <memory>
@@ -16,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "ember/nn/forward_defaults.h"
 #include "ember/nn/module_call.h"
 #include "ember/nn/pimpl.h"
 
@@ -62,7 +65,12 @@ IValue boxed_call(Module& base, std::vector<IValue>&& in) {
       return m.forward_ivalues(std::move(args));
     } else {
       using Traits = ForwardTraits<decltype(&M::forward)>;
-      if (args.size() != Traits::arity) throw_arity(m.name(), Traits::arity, args.size());
+      if (args.size() != Traits::arity) {
+        if constexpr (ForwardDefaults::present<M>())
+          fill_forward_defaults(m.name(), args, Traits::arity, ForwardDefaults::values<M>());
+        else
+          throw_arity(m.name(), Traits::arity, args.size());
+      }
       return invoke_unboxed<M, Traits>(m, args, std::make_index_sequence<Traits::arity>{});
     }
   };
