@@ -6,10 +6,12 @@ namespace ember {
 
 DimVector contiguous_strides(IntArrayRef sizes) {
   DimVector strides(sizes.size());
-  int64_t s = 1;
+  // Unsigned: only an empty tensor (a 0 among sizes whose other product passes int64) gets here
+  // with a product that wraps, and its strides are never used to address anything.
+  uint64_t s = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
-    strides[i] = s;
-    s *= sizes[i] > 1 ? sizes[i] : 1;
+    strides[i] = static_cast<int64_t>(s);
+    s *= static_cast<uint64_t>(sizes[i] > 1 ? sizes[i] : 1);
   }
   return strides;
 }

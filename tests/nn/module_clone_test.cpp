@@ -102,8 +102,9 @@ TEST(ModuleClone, SharedPtrMembersCloneThroughReset) {
   EXPECT_TRUE(copy->scale.is_same(copy->named_parameters()["scale"]));
   EXPECT_TRUE(copy->fc->weight.is_same(copy->get_parameter("fc.weight")));
   EXPECT_EQ(copy->named_parameters().keys(), net->named_parameters().keys());
+  const auto copied = copy->named_parameters();
   for (const auto& item : net->named_parameters()) {
-    const Tensor& mine = copy->named_parameters()[item.key()];
+    const Tensor& mine = copied[item.key()];
     EXPECT_NE(mine.data_ptr(), item.value().data_ptr()) << item.key();
     EXPECT_TRUE(mine.equal(item.value())) << item.key();
     EXPECT_TRUE(mine.requires_grad()) << item.key();
