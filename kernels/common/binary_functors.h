@@ -23,7 +23,7 @@ struct IsNotBoolOrFloatOnly : std::bool_constant<!std::is_same_v<T, bool>> {};
     }                                                   \
   };
 
-EMBER_BINARY(Mul, IsAny, (std::is_same_v<T, bool> ? M(a && b) : M(a * b)))
+EMBER_BINARY(Mul, IsAny, wrapping_mul(a, b))
 EMBER_BINARY(Atan2, IsFloat, std::atan2(a, b))
 #undef EMBER_BINARY
 
@@ -143,9 +143,9 @@ struct PowOp {
       }
       T result = 1;
       while (exp) {
-        if (exp & 1) result = static_cast<T>(result * base);
+        if (exp & 1) result = wrapping_mul(result, base);
         exp = static_cast<T>(exp >> 1);
-        base = static_cast<T>(base * base);
+        base = wrapping_mul(base, base);
       }
       return result;
     }
@@ -220,7 +220,7 @@ struct AddOp {
     } else if constexpr (is_float_type_v<T>) {
       return static_cast<T>(static_cast<M>(ia) + scaled<T>(ib, alpha));
     } else {
-      return static_cast<T>(ia + static_cast<T>(alpha) * ib);
+      return wrapping_add(ia, wrapping_mul(static_cast<T>(alpha), ib));
     }
   }
 };
@@ -236,7 +236,7 @@ struct SubOp {
     if constexpr (is_float_type_v<T>) {
       return static_cast<T>(static_cast<M>(ia) - scaled<T>(ib, alpha));
     } else {
-      return static_cast<T>(ia - static_cast<T>(alpha) * ib);
+      return wrapping_sub(ia, wrapping_mul(static_cast<T>(alpha), ib));
     }
   }
 };
@@ -336,8 +336,9 @@ struct AddcmulOp {
   template <class T>
   EMBER_HOST_DEVICE T operator()(T s, T a, T b) const {
     using M = opmath_t<T>;
-    return static_cast<T>(static_cast<M>(s) +
-                          static_cast<M>(value) * static_cast<M>(a) * static_cast<M>(b));
+    return static_cast<T>(wrapping_add(
+        static_cast<M>(s),
+        wrapping_mul(wrapping_mul(static_cast<M>(value), static_cast<M>(a)), static_cast<M>(b))));
   }
 };
 /// self + value·t1/t2 (s[0] = value).

@@ -18,6 +18,7 @@
 #include "ember/core/half.h"
 #include "kernels/common/reduce_loop.h"
 #include "kernels/common/visit.h"
+#include "kernels/common/wrapping.h"
 
 namespace ember::kernels {
 
@@ -43,27 +44,6 @@ EMBER_HOST_DEVICE inline A min_propagate_nan(A a, A b) {
     return (a < b || a != a) ? a : b;
   else
     return a < b ? a : b;
-}
-
-/// a + b and a · b, wrapping around on integer overflow as PyTorch does (signed overflow is
-/// undefined in C++, so integers go through their unsigned type; same instructions).
-template <class A>
-EMBER_HOST_DEVICE inline A wrapping_add(A a, A b) {
-  if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>) {
-    using U = std::make_unsigned_t<A>;
-    return static_cast<A>(static_cast<U>(a) + static_cast<U>(b));
-  } else {
-    return a + b;
-  }
-}
-template <class A>
-EMBER_HOST_DEVICE inline A wrapping_mul(A a, A b) {
-  if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>) {
-    using U = std::make_unsigned_t<A>;
-    return static_cast<A>(static_cast<U>(a) * static_cast<U>(b));
-  } else {
-    return a * b;
-  }
 }
 
 /// Accumulator of sum/prod/cumsum: int64 for integers and bool, float for 16-bit floats, else T.

@@ -8,6 +8,7 @@
 #include "ember/core/half.h"
 #include "kernels/common/elementwise_loop.h"
 #include "kernels/common/visit.h"
+#include "kernels/common/wrapping.h"
 
 namespace ember::kernels {
 
@@ -85,11 +86,11 @@ EMBER_FLOAT_UNARY(GeluTanh,
     }                                                      \
   };
 
-EMBER_SAME_UNARY(Neg, IsNotBool, -x, -x)
-EMBER_SAME_UNARY(Abs, IsNotBool, (std::is_signed_v<T> && x < 0) ? -x : x, std::fabs(x))
+EMBER_SAME_UNARY(Neg, IsNotBool, wrapping_neg(x), -x)
+EMBER_SAME_UNARY(Abs, IsNotBool, (std::is_signed_v<T> && x < 0) ? wrapping_neg(x) : x, std::fabs(x))
 EMBER_SAME_UNARY(Sign, IsAny, (T(0) < x) - (std::is_signed_v<T> && x < T(0)),
                  (M(0) < x) - (x < M(0)))
-EMBER_SAME_UNARY(Square, IsAny, x* x, x* x)
+EMBER_SAME_UNARY(Square, IsAny, wrapping_mul(x, x), x* x)
 EMBER_SAME_UNARY(Relu, IsNotBool, x < T(0) ? T(0) : x, x < M(0) ? M(0) : x)
 EMBER_SAME_UNARY(Floor, IsNotBool, x, std::floor(x))
 EMBER_SAME_UNARY(Ceil, IsNotBool, x, std::ceil(x))

@@ -54,6 +54,22 @@ TEST(BadInput, IntegerMinimumOverMinusOneDoesNotTrap) {
   check_min_over_minus_one<int8_t>(kChar);
 }
 
+// Signed overflow is undefined in C++ (UBSan stopped the fuzzer on 2^32 * 2^32); integer
+// arithmetic wraps as two's complement, which is what PyTorch's kernels give.
+TEST(BadInput, IntegerOverflowWraps) {
+  Tensor big = full({1}, int64_t{1} << 32, kLong);
+  EXPECT_EQ((big * big).item<int64_t>(), 0);
+  EXPECT_EQ(big.pow(2).item<int64_t>(), 0);
+  EXPECT_EQ(big.square().item<int64_t>(), 0);
+  EXPECT_EQ(full({1}, kMax, kLong).add(1).item<int64_t>(), kMin);
+  EXPECT_EQ(full({1}, kMin, kLong).sub(1).item<int64_t>(), kMax);
+  EXPECT_EQ(full({1}, kMin, kLong).neg().item<int64_t>(), kMin);
+  EXPECT_EQ(full({1}, kMin, kLong).abs().item<int64_t>(), kMin);
+  EXPECT_EQ((full({1}, 256, kShort) * 256).item<int64_t>(), 0);
+  EXPECT_EQ((full({1}, 65535, kInt) * 65537).item<int64_t>(), -1);  // 2^32 - 1 wraps to -1
+  EXPECT_EQ(full({3}, kMax, kLong).sum().item<int64_t>(), kMax - 2);
+}
+
 TEST(BadInput, FactoriesCheckTheirElementAndByteCounts) {
   // numel 2^64 wrapped to 0 and gave an empty storage that select(...).fill_ then wrote past.
   expect_error<ValueError>([] { zeros({int64_t{1} << 62, 4}); }, {"zeros", "2^63"});
