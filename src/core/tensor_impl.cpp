@@ -54,7 +54,10 @@ void TensorImpl::refresh_numel_and_contiguity() {
   // The ops check their sizes first (detail::checked_numel, naming themselves); this is the
   // backstop for any path that did not.
   numel_ = detail::checked_numel(sizes_, "tensor");
-  const int64_t n = numel_;
+  if (numel_ == 0) {  // every empty tensor is contiguous (and its sizes' product may not fit)
+    is_contiguous_ = true;
+    return;
+  }
   // Contiguous as PyTorch defines it: dims of size 1 may have any stride.
   bool contiguous = true;
   int64_t expected = 1;
@@ -66,7 +69,7 @@ void TensorImpl::refresh_numel_and_contiguity() {
     }
     expected *= sizes_[i];
   }
-  is_contiguous_ = contiguous || n == 0;
+  is_contiguous_ = contiguous;
 }
 
 }  // namespace ember

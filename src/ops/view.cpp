@@ -31,7 +31,9 @@ namespace dv = autograd::derivatives;
 // Resolves one -1 in `shape` against numel; Error naming the op when impossible.
 DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
   DimVector out(shape);
-  int64_t known = 1;
+  // With a 0 among the sizes the product is 0, however large the others.
+  const bool has_zero = std::find(shape.begin(), shape.end(), 0) != shape.end();
+  int64_t known = has_zero ? 0 : 1;
   int infer = -1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
@@ -39,7 +41,9 @@ DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
       infer = static_cast<int>(i);
     } else {
       EMBER_CHECK(shape[i] >= 0, "{}: invalid shape dimension {} in {}", op, shape[i], shape);
-      known *= shape[i];
+      // A product past int64 cannot match the input's numel: the same error as a mismatch.
+      EMBER_CHECK(has_zero || !__builtin_mul_overflow(known, shape[i], &known),
+                  "{}: shape '{}' is invalid for input of size {}", op, shape, numel);
     }
   }
   if (infer >= 0) {
@@ -433,7 +437,7 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride,
   EMBER_CHECK(max_index < capacity,
               "as_strided: setStorage: sizes {}, strides {}, storage offset {} require {} "
               "elements but the storage holds only {}",
-              size, stride, offset, max_index + 1, capacity);
+              size, stride, offset, static_cast<uint64_t>(max_index) + 1, capacity);
   return recorded(make_view(self, size, stride, offset), self,
                   [&](const Tensor& r) { dv::strided_view("AsStridedBackward0", r, self); });
 }
@@ -494,7 +498,8 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
   }
   int64_t st = self.stride(d);
   sizes[d] = (n - size) / step + 1;
-  strides[d] = st * step;
+  // One window leaves the stride unused (as slice): a huge step must not overflow it.
+  strides[d] = sizes[d] <= 1 ? st : detail::checked_mul(st, step, "unfold", "the stride");
   sizes.push_back(size);
   strides.push_back(st);
   return recorded(make_view(self, sizes, strides, self.storage_offset()), self,
