@@ -16,6 +16,28 @@ jobs=$(nproc)
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
+# Totals over every test program of every suite, for the closing line "N passed, N failed, N
+# skipped". A program that ended without GoogleTest's summary (a crash, a timeout) counts as one
+# failure.
+passed=0 failed=0 skipped=0
+count_results() {
+  local log p f s
+  for log in "$1"/tests/test_*.log; do
+    [ -f "$log" ] || continue
+    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\{0,1\}\.$/\1/p' "$log" | tail -n1)
+    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) tests\{0,1\}[.,].*$/\1/p' "$log" | tail -n1)
+    s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) tests\{0,1\}[.,].*$/\1/p' "$log" | tail -n1)
+    if ! grep -q '^\[==========\] .* ran\.' "$log"; then f=$((${f:-0} + 1)); fi
+    passed=$((passed + ${p:-0}))
+    failed=$((failed + ${f:-0}))
+    skipped=$((skipped + ${s:-0}))
+  done
+}
+summary_and_exit() {
+  echo "$passed passed, $failed failed, $skipped skipped"
+  exit "$1"
+}
+
 # run_suite NAME DIR [cmake args...]; TARGETS and LABEL (ctest -L) narrow a suite when set.
 run_suite() {
   local name=$1 dir=$2
@@ -31,8 +53,13 @@ run_suite() {
     # 57 s of a release run whose tests take 3 s, and minutes under ASan. (ctest still works for
     # developers: every test is registered with it.)
     # shellcheck disable=SC2016
+    rm -f "$dir"/tests/test_*.log
+    local status=0
     find "$dir/tests" -maxdepth 1 -type f -name 'test_*' -perm -u+x -print0 |
-      xargs -0 -n1 -P"$jobs" sh -c 'timeout 900 "$0" --gtest_brief=1 > "$0.log" 2>&1 || { cat "$0.log"; exit 1; }'
+      xargs -0 -n1 -P"$jobs" sh -c 'timeout 900 "$0" --gtest_brief=1 > "$0.log" 2>&1 || { cat "$0.log"; exit 1; }' ||
+      status=1
+    count_results "$dir"
+    [ $status -eq 0 ] || summary_and_exit 1
   else
     (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 300 ${LABEL:+-L $LABEL})
   fi
@@ -48,7 +75,7 @@ fi
 
 mkdir -p build
 run_suite release build/ci -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}"
-[ $quick -eq 1 ] && exit 0
+[ $quick -eq 1 ] && summary_and_exit 0
 
 # -g1: line tables for the sanitizers' stack traces without full debug info (10-15% of the build).
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -63,3 +90,4 @@ cmake -S tests/install -B build/consumer -G Ninja -DCMAKE_PREFIX_PATH="$root/bui
 cmake --build build/consumer >/dev/null
 build/consumer/ember_consumer
 echo "=== all passed [${SECONDS}s] ==="
+summary_and_exit 0
