@@ -150,7 +150,7 @@ TEST(LibTorchMeaning, LayoutAliasAndInference) {
 
 TEST(LibTorchMeaning, AssigningToATemporaryWritesIntoTheTensor) {
   torch::Tensor x = torch::zeros({2, 3});
-  x[0][1] = 5;  // fills the element the temporary views
+  x[0][1] = 5;                                         // fills the element the temporary views
   x.select(0, 1) = torch::tensor({1.0f, 2.0f, 3.0f});  // copies in
   x.index({0, 2}) = 2.5;
   EXPECT_EQ(x[0][1].item<float>(), 5.0f);

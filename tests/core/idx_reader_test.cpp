@@ -39,8 +39,8 @@ struct ScratchDir {
   fs::path path;
   ScratchDir() {
     path = fs::temp_directory_path() /
-           ("ember-idx-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-            "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("ember-idx-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(path);
     fs::create_directories(path);
   }
@@ -84,8 +84,7 @@ TEST(IdxReader, MnistChecksImageSizesAndLabels) {
   write_idx(dir.file("train-labels-idx1-ubyte"), {2}, {3, 10});
   expect_error<Error>([&] { data::datasets::MNIST(dir.path.string()); }, {"MNIST", "labels"});
 
-  write_idx(dir.file("train-images-idx3-ubyte"), {2, 27, 29},
-            std::vector<uint8_t>(2 * 27 * 29, 0));
+  write_idx(dir.file("train-images-idx3-ubyte"), {2, 27, 29}, std::vector<uint8_t>(2 * 27 * 29, 0));
   write_idx(dir.file("train-labels-idx1-ubyte"), {2}, {3, 9});
   expect_error<Error>([&] { data::datasets::MNIST(dir.path.string()); },
                       {"MNIST", "[2, 27, 29]", "28, 28"});

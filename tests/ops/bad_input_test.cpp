@@ -78,8 +78,7 @@ TEST(BadInput, FactoriesCheckTheirElementAndByteCounts) {
   expect_error<ValueError>([] { empty({int64_t{1} << 40, int64_t{1} << 40}); }, {"empty"});
   // 2^62 elements fit in int64, their bytes do not.
   expect_error<ValueError>([] { empty({int64_t{1} << 62}); }, {"empty", "bytes"});
-  expect_error<ValueError>([] { empty_strided({2, 2}, {int64_t{1} << 62, 1}); },
-                           {"empty_strided"});
+  expect_error<ValueError>([] { empty_strided({2, 2}, {int64_t{1} << 62, 1}); }, {"empty_strided"});
   expect_error<ValueError>([] { empty_strided({2}, {-1}); }, {"empty_strided", "negative"});
   expect_error<ValueError>([] { eye(int64_t{1} << 40, int64_t{1} << 40); }, {"eye"});
   expect_error<ValueError>([] { linspace(0, 1, int64_t{1} << 62); }, {"linspace"});
@@ -92,7 +91,10 @@ TEST(BadInput, FactoriesCheckTheirElementAndByteCounts) {
 
 TEST(BadInput, ViewsCheckTheirElementCounts) {
   expect_error<ValueError>(
-      [] { zeros({1}).expand({int64_t{1} << 40, int64_t{1} << 40}); }, {"expand", "2^63"});
+      [] {
+        zeros({1}).expand({int64_t{1} << 40, int64_t{1} << 40});
+      },
+      {"expand", "2^63"});
   // as_strided's bound (3 << 61) * 2 wrapped negative and passed; sum() then read anywhere.
   expect_error<ValueError>([] { zeros({4}).as_strided({3}, {int64_t{3} << 61}).sum(); },
                            {"as_strided"});
@@ -142,28 +144,31 @@ TEST(BadInput, RandomFactoriesRefuseDtypesThatCannotHoldTheRange) {
   // The widest range: high - low wrapped.
   Tensor wide = randint(kMin, kMax, {16});
   EXPECT_EQ(wide.numel(), 16);
-  expect_error<ValueError>([] { randperm(int64_t{1} << 40, kBFloat16); },
-                           {"randperm", "bfloat16"});
+  expect_error<ValueError>([] { randperm(int64_t{1} << 40, kBFloat16); }, {"randperm", "bfloat16"});
   expect_error<ValueError>([] { randperm(300, kByte); }, {"randperm"});
   EXPECT_EQ(randperm(256, kByte).max().item<int64_t>(), 255);
 }
 
 TEST(BadInput, ConstantPadReportsPaddingThatOverflows) {
-  expect_error<ValueError>([] { constant_pad_nd(zeros({2}), {kMax, kMax}); },
-                           {"constant_pad_nd", "overflows"});
-  expect_error<ValueError>([] { constant_pad_nd(zeros({2}), {kMin, kMax}); },
-                           {"constant_pad_nd"});
+  expect_error<ValueError>(
+      [] {
+        constant_pad_nd(zeros({2}), {kMax, kMax});
+      },
+      {"constant_pad_nd", "overflows"});
+  expect_error<ValueError>([] { constant_pad_nd(zeros({2}), {kMin, kMax}); }, {"constant_pad_nd"});
   EXPECT_EQ(constant_pad_nd(ones({2}), {1, -1}).sizes().vec(), std::vector<int64_t>{2});
 }
 
 TEST(BadInput, WritesIntoOverlappingMemoryAreRefused) {
   // Every element of a row of the expanded tensor is one memory location: add_ gave 2s.
   Tensor base = zeros({3});
-  expect_error<Error>([&] { base.expand({2, 3}).add_(1); },
-                      {"add", "more than one element of the written-to tensor"});
+  expect_error<Error>(
+      [&] {
+        base.expand({2, 3}).add_(1);
+      },
+      {"add", "more than one element of the written-to tensor"});
   expect_error<Error>([&] { base.expand({2, 3}).copy_(ones({2, 3})); }, {"copy_"});
-  expect_error<Error>([&] { add_out(base.expand({2, 3}), ones({2, 3}), ones({2, 3})); },
-                      {"add"});
+  expect_error<Error>([&] { add_out(base.expand({2, 3}), ones({2, 3}), ones({2, 3})); }, {"add"});
   expect_error<Error>([&] { base.expand({2, 3}).relu_(); }, {"relu"});
   EXPECT_EQ(base.sum().item<float>(), 0.0f);
   // LibTorch allows fill_ and zero_ (every write stores the same value), and size-1 dims.
@@ -199,8 +204,11 @@ TEST(BadInput, AnIntegerGradientIsCastToTheOutputsDtype) {
 }
 
 TEST(BadInput, MessagesNameTheOpTheUserCalled) {
-  expect_error<IndexError>([] { gather(zeros({2, 3}), 1, tensor({{5}})); },
-                           {"gather", "index 5", "[2, 3]", "float32", "int64", "[1, 1]"});
+  expect_error<IndexError>(
+      [] {
+        gather(zeros({2, 3}), 1, tensor({{5}}));
+      },
+      {"gather", "index 5", "[2, 3]", "float32", "int64", "[1, 1]"});
   expect_error<Error>([] { matmul(zeros({2, 3}), zeros({4, 5})); }, {"matmul"});
   expect_error<Error>([] { matmul(zeros({3}), zeros({4})); }, {"matmul"});
   expect_error<TypeError>([] { matmul(zeros({2, 2}), zeros({2, 2}, kDouble)); }, {"matmul"});
