@@ -23,14 +23,18 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
 #ifdef _OPENMP
   int threads = get_num_threads();
   if (threads > 1 && n > grain && !omp_in_parallel()) {
-    int64_t chunks = std::min<int64_t>(threads, (n + grain - 1) / grain);
+    const int64_t chunks = std::min<int64_t>(threads, (n + grain - 1) / grain);
+    const int64_t per = (n + chunks - 1) / chunks;
 #pragma omp parallel num_threads(static_cast <int>(chunks))
     {
-      int64_t tid = omp_get_thread_num();
-      int64_t per = (n + chunks - 1) / chunks;
-      int64_t b = begin + tid * per;
-      int64_t e = std::min(end, b + per);
-      if (b < e) f(b, e);
+      // OpenMP may start fewer threads than asked (OMP_THREAD_LIMIT, OMP_DYNAMIC): each thread
+      // takes every team-th chunk, so no chunk is left out and the boundaries do not change.
+      const int64_t team = omp_get_num_threads();
+      for (int64_t c = omp_get_thread_num(); c < chunks; c += team) {
+        const int64_t b = begin + c * per;
+        const int64_t e = std::min(end, b + per);
+        if (b < e) f(b, e);
+      }
     }
     return;
   }

@@ -16,10 +16,10 @@ namespace ember {
 EMBER_API void set_num_threads(int n);
 EMBER_API int get_num_threads();
 
-/// Calls f(chunk_begin, chunk_end) on disjoint chunks covering [begin, end): one chunk per thread,
-/// at most get_num_threads() of them and none smaller than `grain_size` elements (so a range of
-/// grain_size or fewer runs as one call on the calling thread, as does a call made inside another
-/// parallel_for). Returns when every chunk is done; an exception thrown by f is rethrown here
+/// Calls f(chunk_begin, chunk_end) on disjoint chunks covering [begin, end): at most
+/// min(get_num_threads(), ceil(n / grain_size)) chunks of about equal size, so roughly
+/// `grain_size` elements or more each (a range of grain_size or fewer runs as one call on the
+/// calling thread, as does a call made inside another parallel_for). Returns when every chunk is done; an exception thrown by f is rethrown here
 /// (the first one, when several threads throw).
 EMBER_API void parallel_for(int64_t begin, int64_t end, int64_t grain_size,
                             const std::function<void(int64_t, int64_t)>& f);
