@@ -47,11 +47,6 @@ Tensor norm(const Tensor& x, std::string_view ord, OptionalIntArrayRef dim, bool
   return matrix_norm(x, ord, dims, keepdim, dtype);
 }
 
-Tensor norm(const Tensor& x, const char* ord, OptionalIntArrayRef dim, bool keepdim,
-            std::optional<ScalarType> dtype) {
-  return norm(x, std::string_view(ord), dim, keepdim, dtype);
-}
-
 Tensor cross(const Tensor& input, const Tensor& other, int64_t dim) {
   const char* op = "linalg.cross";
   check_defined(input, op, "input");

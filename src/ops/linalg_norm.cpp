@@ -247,9 +247,4 @@ Tensor matrix_norm(const Tensor& A, const Scalar& ord_in, IntArrayRef dim, bool 
   return matrix_norm_impl(cast_for_norm("linalg.matrix_norm", A, dtype), "", ord, dim, keepdim);
 }
 
-Tensor matrix_norm(const Tensor& A, const char* ord, IntArrayRef dim, bool keepdim,
-                   std::optional<ScalarType> dtype) {
-  return matrix_norm(A, std::string_view(ord), dim, keepdim, dtype);
-}
-
 }  // namespace ember::linalg

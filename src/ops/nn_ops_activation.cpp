@@ -23,7 +23,9 @@ Tensor hardtanh_impl(const Tensor& self, const Scalar& min_val, const Scalar& ma
 // - 1) otherwise. With unit scales it is the functional elu (one node, PyTorch's gradient at the
 // kink); other scales are composed, with the negative branch (PyTorch's choice) at x = 0.
 Tensor scaled_elu(const Tensor& x, double alpha, double scale, double input_scale) {
-  const Tensor negative = alpha * expm1(x * input_scale);
+  // The negative branch only ever sees x <= 0: expm1 of a large positive x would be inf, and
+  // where's gradient 0 * inf a NaN.
+  const Tensor negative = alpha * expm1(x.clamp_max(0) * input_scale);
   return scale * where(x > 0, x, negative);
 }
 

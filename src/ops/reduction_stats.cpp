@@ -65,16 +65,15 @@ Tensor norm_over(const char* node_name, const Tensor& self, const Scalar& p, Dim
 }  // namespace
 
 // Each of var/std/var_mean/std_mean in LibTorch's four spellings (see ops/reduction.h).
-#define EMBER_DEFINE_MOMENT(Ret, name, take, take_sqrt, with_mean)                           \
-  Ret name(const Tensor& self, OptionalIntArrayRef dim, std::optional<double> correction,    \
-           bool keepdim) {                                                                   \
-    return take(moments(#name, self, dim, correction, keepdim, take_sqrt, with_mean));       \
-  }                                                                                          \
-  Ret name(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {       \
-    return name(self, dim, std::optional<double>(unbiased ? 1.0 : 0.0), keepdim);            \
-  }                                                                                          \
-  Ret name(const Tensor& self, bool unbiased) { return name(self, std::nullopt, unbiased); } \
-  Ret name(const Tensor& self, int dim) { return name(self, OptionalIntArrayRef(int64_t{dim})); }
+#define EMBER_DEFINE_MOMENT(Ret, name, take, take_sqrt, with_mean)                        \
+  Ret name(const Tensor& self, OptionalIntArrayRef dim, std::optional<double> correction, \
+           bool keepdim) {                                                                \
+    return take(moments(#name, self, dim, correction, keepdim, take_sqrt, with_mean));    \
+  }                                                                                       \
+  Ret name(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {    \
+    return name(self, dim, std::optional<double>(unbiased ? 1.0 : 0.0), keepdim);         \
+  }                                                                                       \
+  Ret name(const Tensor& self, bool unbiased) { return name(self, std::nullopt, unbiased); }
 
 namespace {
 Tensor first(std::tuple<Tensor, Tensor> both) { return std::get<0>(std::move(both)); }

@@ -2,6 +2,7 @@
 // now a result or a clear ember::Error naming the op. One test per finding.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -215,6 +216,31 @@ TEST(BadInput, MessagesNameTheOpTheUserCalled) {
   expect_error<ValueError>([] { zeros({-1}); }, {"zeros"});
   expect_error<ValueError>([] { ones({2, -3}); }, {"ones"});
   expect_error<Error>([] { zeros({2}).tile({-1}); }, {"tile"});
+}
+
+// Found in review: each compiled (or ran) but meant something else.
+TEST(BadInput, ReviewFindings) {
+  // A literal 0 took the const char* overload of norm (a null pointer) instead of ord 0.
+  Tensor v = tensor({0.0, 2.0, -3.0, 0.0}, kDouble);
+  EXPECT_EQ(linalg::norm(v, 0).item<double>(), 2.0);
+  EXPECT_EQ(linalg::norm(v, 1).item<double>(), 5.0);
+  EXPECT_EQ(linalg::norm(ones({2, 2}, kDouble), "fro").item<double>(), 2.0);
+  expect_error<Error>([] { linalg::matrix_norm(ones({2, 2}), 0); }, {"matrix_norm"});
+  // An int64_t dim is a dim (the int overloads made it ambiguous with unbiased).
+  const int64_t dim = 1;
+  Tensor x = tensor({{0.0, 2.0}, {4.0, 4.0}}, kDouble);
+  EXPECT_EQ(x.var(dim).sizes().vec(), std::vector<int64_t>{2});
+  EXPECT_EQ(var(x, dim)[0].item<double>(), 2.0);
+  EXPECT_EQ(std::get<0>(std_mean(x, dim))[1].item<double>(), 0.0);
+  // Scaled elu: the negative branch's expm1 overflowed for large x, and its gradient was NaN.
+  Tensor big = tensor({100.0f, -1.0f}).requires_grad_();
+  elu(big, 1.0, 2.0, 1.0).sum().backward();
+  EXPECT_EQ(big.grad()[0].item<float>(), 2.0f);
+  EXPECT_NEAR(big.grad()[1].item<float>(), 2.0f * std::exp(-1.0f), 1e-6);
+  // feature_dropout in eval mode returns its input whatever the rank, as ATen.
+  Tensor flat = ones({3});
+  EXPECT_TRUE(feature_dropout(flat, 0.5, /*train=*/false).equal(flat));
+  expect_error<Error>([&] { feature_dropout(flat, 0.5, /*train=*/true); }, {"feature_dropout"});
 }
 
 }  // namespace

@@ -426,15 +426,22 @@ class EMBER_API Tensor {
   Tensor amin(IntArrayRef dim = {}, bool keepdim = false) const;
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
-  // As LibTorch's overloads (see var() in ops/reduction.h): `var(1)` reduces dim 1.
+  // As LibTorch's overloads (see var() in ops/reduction.h): `var(1)` reduces dim 1 (an int64_t
+  // dim too, which LibTorch finds ambiguous).
   Tensor var(bool unbiased = true) const;
   Tensor var(OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
   Tensor var(OptionalIntArrayRef dim, std::optional<double> correction, bool keepdim = false) const;
-  Tensor var(int dim) const { return var(OptionalIntArrayRef(int64_t{dim})); }
+  template <class I, class = std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>>>
+  Tensor var(I dim) const {
+    return var(OptionalIntArrayRef(static_cast<int64_t>(dim)));
+  }
   Tensor std(bool unbiased = true) const;
   Tensor std(OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
   Tensor std(OptionalIntArrayRef dim, std::optional<double> correction, bool keepdim = false) const;
-  Tensor std(int dim) const { return std(OptionalIntArrayRef(int64_t{dim})); }
+  template <class I, class = std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>>>
+  Tensor std(I dim) const {
+    return std(OptionalIntArrayRef(static_cast<int64_t>(dim)));
+  }
   Tensor norm(const Scalar& p = 2) const;
   Tensor norm(const Scalar& p, IntArrayRef dim, bool keepdim = false) const;
   Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 
 #include "ember/core/optional_array_ref.h"
 #include "ember/core/tensor.h"
@@ -75,9 +76,18 @@ EMBER_API Tensor matrix_norm(const Tensor& A, std::string_view ord = "fro",
                              std::optional<ScalarType> dtype = std::nullopt);
 EMBER_API Tensor matrix_norm(const Tensor& A, const Scalar& ord, IntArrayRef dim = {-2, -1},
                              bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
-/// A string literal is a string ord (without this, "nuc" would also convert to Scalar via bool).
-EMBER_API Tensor matrix_norm(const Tensor& A, const char* ord, IntArrayRef dim = {-2, -1},
-                             bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+/// A string literal is a string ord (without this, "nuc" would also convert to Scalar via bool);
+/// a char array, not a const char*, so that a literal 0 is a number, not a null pointer.
+template <size_t N>
+Tensor matrix_norm(const Tensor& A, const char (&ord)[N], IntArrayRef dim = {-2, -1},
+                   bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) {
+  return matrix_norm(A, std::string_view(ord), dim, keepdim, dtype);
+}
+template <class I, class = std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>>>
+Tensor matrix_norm(const Tensor& A, I ord, IntArrayRef dim = {-2, -1}, bool keepdim = false,
+                   std::optional<ScalarType> dtype = std::nullopt) {
+  return matrix_norm(A, Scalar(static_cast<int64_t>(ord)), dim, keepdim, dtype);
+}
 /// (Σ|x|^ord)^(1/ord) over `dim` (nullopt or empty: every dim); ord may be inf, -inf or 0. With
 /// dtype, x is cast to it first.
 EMBER_API Tensor vector_norm(const Tensor& x, const Scalar& ord = 2,
@@ -91,8 +101,17 @@ EMBER_API Tensor norm(const Tensor& x, const std::optional<Scalar>& ord = std::n
                       std::optional<ScalarType> dtype = std::nullopt);
 EMBER_API Tensor norm(const Tensor& x, std::string_view ord, OptionalIntArrayRef dim = std::nullopt,
                       bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
-EMBER_API Tensor norm(const Tensor& x, const char* ord, OptionalIntArrayRef dim = std::nullopt,
-                      bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+template <size_t N>
+Tensor norm(const Tensor& x, const char (&ord)[N], OptionalIntArrayRef dim = std::nullopt,
+            bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) {
+  return norm(x, std::string_view(ord), dim, keepdim, dtype);
+}
+/// An integer ord (norm(v, 0) counts non-zeros; a literal 0 would otherwise be ambiguous).
+template <class I, class = std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>>>
+Tensor norm(const Tensor& x, I ord, OptionalIntArrayRef dim = std::nullopt, bool keepdim = false,
+            std::optional<ScalarType> dtype = std::nullopt) {
+  return norm(x, std::optional<Scalar>(Scalar(static_cast<int64_t>(ord))), dim, keepdim, dtype);
+}
 /// The cross product of 3-vectors along dim (size 3); the inputs broadcast.
 EMBER_API Tensor cross(const Tensor& input, const Tensor& other, int64_t dim = -1);
 /// Moore-Penrose pseudo-inverse from the SVD (eigh when hermitian), dropping singular values at

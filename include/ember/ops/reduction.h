@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <tuple>
+#include <type_traits>
 
 #include "ember/core/optional_array_ref.h"
 #include "ember/core/tensor.h"
@@ -56,11 +57,24 @@ EMBER_API std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArr
 EMBER_API std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim,
                                               std::optional<double> correction,
                                               bool keepdim = false);
-// An int alone is a dim, as in LibTorch (otherwise int -> bool would make `var(t, 1)` unbiased).
-EMBER_API Tensor var(const Tensor& self, int dim);
-EMBER_API Tensor std(const Tensor& self, int dim);
-EMBER_API std::tuple<Tensor, Tensor> var_mean(const Tensor& self, int dim);
-EMBER_API std::tuple<Tensor, Tensor> std_mean(const Tensor& self, int dim);
+// An integer alone is a dim, as LibTorch's `int dim` overloads (otherwise int -> bool would make
+// `var(t, 1)` unbiased). A template, so an int64_t dim is one too (ambiguous in LibTorch).
+template <class I, class = std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>>>
+Tensor var(const Tensor& self, I dim) {
+  return var(self, OptionalIntArrayRef(static_cast<int64_t>(dim)));
+}
+template <class I, class = std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>>>
+Tensor std(const Tensor& self, I dim) {
+  return std(self, OptionalIntArrayRef(static_cast<int64_t>(dim)));
+}
+template <class I, class = std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>>>
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, I dim) {
+  return var_mean(self, OptionalIntArrayRef(static_cast<int64_t>(dim)));
+}
+template <class I, class = std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>>>
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, I dim) {
+  return std_mean(self, OptionalIntArrayRef(static_cast<int64_t>(dim)));
+}
 EMBER_API Tensor norm(const Tensor& self, const Scalar& p = 2);
 EMBER_API Tensor norm(const Tensor& self, const Scalar& p, IntArrayRef dim, bool keepdim = false);
 EMBER_API Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim = false);

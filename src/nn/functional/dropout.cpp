@@ -169,6 +169,7 @@ Tensor feature_alpha_dropout(const Tensor& input, double p, bool training, bool 
 Tensor feature_dropout(const Tensor& input, double p, bool training, bool inplace) {
   const char* op = "feature_dropout";
   layer::check_defined(input, op, "input");
+  if (!training || p == 0) return input;  // as ATen: the rank is checked only when it drops
   EMBER_CHECK(input.dim() >= 2,
               "{}: expected an input of at least 2 dims [N, C, *], but got {}. Hint: use dropout "
               "to drop single elements",
