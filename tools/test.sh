@@ -12,6 +12,9 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 tools/install-deps.sh
 
+# The generated compat headers match tests/compat/libtorch_headers.txt (none missing or stale).
+tools/gen-compat-headers.sh --check
+
 jobs=$(nproc)
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1

@@ -27,6 +27,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/linalg_aten_names.h"
 #include "ember/ops/nn_ops.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/shape.h"

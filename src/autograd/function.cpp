@@ -9,6 +9,7 @@
 #include "src/autograd/autograd_meta.h"
 #include "src/autograd/record.h"
 #include "src/core/check.h"
+#include "src/ops/op_common.h"
 
 namespace ember::autograd {
 
@@ -20,13 +21,7 @@ bool contains(const std::unordered_set<const TensorImpl*>& set, const Tensor& t)
 // A view of all of `t` without history (LibTorch's view_as for an input that forward returns
 // unchanged): the caller's tensor keeps its own grad_fn, and an in-place change of the output is
 // seen, and checked, as one of a view of the input.
-Tensor view_of(const Tensor& t) {
-  Tensor v = t.variable_data();
-  TensorImpl* impl = t.unsafeGetTensorImpl();
-  v.unsafeGetTensorImpl()->set_view_base(
-      intrusive_ptr<TensorImpl>(impl->is_view() ? impl->view_base() : impl));
-  return v;
-}
+Tensor view_of(const Tensor& t) { return make_view(t, t.sizes(), t.strides(), t.storage_offset()); }
 }  // namespace
 
 variable_list AutogradContext::get_saved_variables() const {

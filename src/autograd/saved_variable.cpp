@@ -40,6 +40,11 @@ SavedVariable::SavedVariable(SavedVariable&& o) noexcept
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   was_defined_ = t.defined();
   if (!was_defined_) return;
+  // Inference tensors keep no trustworthy version counter (LibTorch refuses them the same way).
+  EMBER_CHECK(!t.unsafeGetTensorImpl()->storage()->is_inference(),
+              "autograd: an inference tensor (shape {}, made under InferenceMode) cannot be saved "
+              "for backward. Hint: clone it outside InferenceMode to get a normal tensor",
+              t.sizes());
   saved_version_ = t._version();
   is_output_ = is_output;
   // An output is saved before its node is attached, but it will have one.

@@ -76,14 +76,14 @@ std::optional<TempFile> try_make_tempfile(std::string name_prefix) {
   return TempFile(std::move(path), fd);
 }
 
+// The throwing forms: the try_ form, then errno (still mkstemp's or mkdtemp's) in the message.
 TempFile make_tempfile(std::string name_prefix) {
-  std::string path = name_pattern(name_prefix);
-  const int fd = ::mkstemp(path.data());
-  if (fd < 0) {
-    const int error = errno;
+  std::optional<TempFile> file = try_make_tempfile(name_prefix);
+  if (!file) {
+    const int error = errno;  // before anything else can change it
     creation_failed("make_tempfile", name_pattern(name_prefix), error);
   }
-  return TempFile(std::move(path), fd);
+  return std::move(*file);
 }
 
 std::optional<TempDir> try_make_tempdir(std::string name_prefix) {
@@ -93,12 +93,12 @@ std::optional<TempDir> try_make_tempdir(std::string name_prefix) {
 }
 
 TempDir make_tempdir(std::string name_prefix) {
-  std::string path = name_pattern(name_prefix);
-  if (::mkdtemp(path.data()) == nullptr) {
+  std::optional<TempDir> dir = try_make_tempdir(name_prefix);
+  if (!dir) {
     const int error = errno;
     creation_failed("make_tempdir", name_pattern(name_prefix), error);
   }
-  return TempDir(std::move(path));
+  return std::move(*dir);
 }
 
 }  // namespace ember

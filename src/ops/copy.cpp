@@ -20,6 +20,7 @@ const Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) const {
   check_defined(*this, "copy_");
   check_defined(src, "copy_", "src");
   check_no_internal_overlap(*this, "copy_");
+  check_writable(*this, "copy_");
   autograd::InplaceRecording rec("copy_", *this, src);
   autograd::Edges edges;
   if (rec) edges = autograd::edges_of(*this, src);
@@ -78,17 +79,21 @@ Tensor Tensor::contiguous() const {
   return clone();
 }
 
+Tensor clone_into(const Tensor& self, const Tensor& out) {
+  autograd::OpRecording rec(self);
+  copy_same_device(out, self);
+  if (rec) autograd::derivatives::clone(out, self);
+  return out;
+}
+
 Tensor Tensor::clone() const {
   check_defined(*this, "clone");
-  autograd::OpRecording rec(*this);
-  Tensor out = empty(sizes(), options());
-  copy_same_device(out, *this);
-  if (rec) autograd::derivatives::clone(out, *this);
-  return out;
+  return clone_into(*this, empty(sizes(), options()));
 }
 
 const Tensor& Tensor::fill_(const Scalar& value) const {
   check_defined(*this, "fill_");
+  check_writable(*this, "fill_");
   autograd::InplaceRecording rec("fill_", *this);
   autograd::Edges edges;
   if (rec) edges = autograd::edges_of(*this);

@@ -43,6 +43,7 @@ Tensor finish(OpId op, const Tensor* out, IntArrayRef shape, ScalarType out_dtyp
       partial_overlap = true;
   }
   if (in_place) {
+    check_writable(*out, name);
     EMBER_CHECK(out->sizes() == shape,
                 "{}: output with shape {} doesn't match the broadcast shape {}. Hint: in-place "
                 "ops cannot grow their target",

@@ -69,11 +69,7 @@ std::vector<int64_t> channels_last_strides(IntArrayRef sizes, MemoryFormat f) {
 
 // A copy of self with the given strides, differentiable as clone.
 Tensor copy_with_strides(const Tensor& self, IntArrayRef strides) {
-  autograd::OpRecording rec(self);
-  Tensor out = empty_strided(self.sizes(), strides, self.options());
-  out.copy_(self);
-  if (rec) autograd::derivatives::clone(out, self);
-  return out;
+  return clone_into(self, empty_strided(self.sizes(), strides, self.options()));
 }
 }  // namespace
 
@@ -109,13 +105,38 @@ bool Tensor::is_contiguous(MemoryFormat memory_format) const {
   }
 }
 
-MemoryFormat Tensor::suggest_memory_format(bool /*channels_last_strides_exact_match*/) const {
+MemoryFormat Tensor::suggest_memory_format(bool channels_last_strides_exact_match) const {
   check_defined(*this, "suggest_memory_format");
   // A row-major tensor whose size-1 dims also fit channels-last (C == 1, ...) stays Contiguous.
   if (is_contiguous()) return MemoryFormat::Contiguous;
-  if (is_contiguous(MemoryFormat::ChannelsLast)) return MemoryFormat::ChannelsLast;
-  if (is_contiguous(MemoryFormat::ChannelsLast3d)) return MemoryFormat::ChannelsLast3d;
+  for (MemoryFormat f : {MemoryFormat::ChannelsLast, MemoryFormat::ChannelsLast3d}) {
+    if (!is_contiguous(f)) continue;
+    // Exact match: size-1 dims must carry the very strides channels-last gives them too, as
+    // LibTorch's flag asks (a [N, 1, H, W] view with odd strides on C is then Contiguous).
+    if (!channels_last_strides_exact_match ||
+        strides() == IntArrayRef(channels_last_strides(sizes(), f)))
+      return f;
+  }
   return MemoryFormat::Contiguous;
+}
+
+const Tensor& Tensor::resize_(IntArrayRef size, std::optional<MemoryFormat> memory_format) const {
+  check_defined(*this, "resize_");
+  EMBER_CHECK(!requires_grad(),
+              "resize_: cannot resize a tensor that requires grad (shape {}). Hint: resize a "
+              "detached copy, or resize inside ember::NoGradGuard before setting requires_grad",
+              sizes());
+  set_shape_keeping_storage(*this, size, "resize_");
+  const MemoryFormat f = memory_format.value_or(MemoryFormat::Contiguous);
+  EMBER_CHECK(f != MemoryFormat::Preserve,
+              "resize_: preserve memory format is unsupported by resize_. Hint: pass "
+              "MemoryFormat::Contiguous or a channels-last format");
+  if (f == MemoryFormat::ChannelsLast || f == MemoryFormat::ChannelsLast3d) {
+    check_channels_last_rank("resize_", *this, f);
+    TensorImpl* impl = unsafeGetTensorImpl();
+    impl->set_geometry(size, channels_last_strides(size, f), impl->storage_offset());
+  }
+  return *this;
 }
 
 Tensor Tensor::contiguous(MemoryFormat memory_format) const {
@@ -163,6 +184,9 @@ Tensor empty(IntArrayRef size, const TensorOptions& options,
               "drop one of them");
   const MemoryFormat f =
       memory_format.value_or(options.memory_format_opt().value_or(MemoryFormat::Contiguous));
+  EMBER_CHECK(f != MemoryFormat::Preserve,
+              "empty: preserve memory format is unsupported by empty. Hint: use empty_like, or "
+              "pass MemoryFormat::Contiguous or a channels-last format");
   const TensorOptions plain = options.memory_format(std::nullopt);
   if (f != MemoryFormat::ChannelsLast && f != MemoryFormat::ChannelsLast3d)
     return empty(size, plain);

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ember/autograd/grad_mode.h"
+#include "ember/core/warning.h"
 #include "ember/ops/factory.h"
 #include "kernels/common/unary_functors.h"
+#include "src/core/checked_math.h"
 
 namespace ember {
 
@@ -186,30 +189,60 @@ void run_elementwise(OpId op, const Tensor& out, std::initializer_list<const Ten
   k(L);
 }
 
+void check_inference_write(const Tensor& t, const char* op) {
+  if (InferenceMode::is_enabled()) return;
+  throw Error(fmt::format(
+      "{}: an in-place update to an inference tensor (shape {}, made under InferenceMode) outside "
+      "InferenceMode is not allowed. Hint: update it inside an InferenceMode guard, or clone it "
+      "to get a normal tensor",
+      op, t.sizes()));
+}
+
 void resize_output(const Tensor& out, IntArrayRef sizes, const char* op) {
   check_defined(out, op, "out");
   if (out.sizes() == sizes) return;
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  TensorImpl* impl = out.unsafeGetTensorImpl();
-  if (n * out.element_size() <= static_cast<int64_t>(impl->storage()->nbytes()) -
-                                    impl->storage_offset() * out.element_size() &&
-      out.is_contiguous()) {
+  // LibTorch resizes any out, but warns when it held elements: PyTorch means to stop resizing
+  // those, and a mismatched out is usually a bug the caller wants to hear about.
+  if (out.numel() != 0)
+    EMBER_WARN(op, ": an out tensor of shape ", out.sizes(), " with elements was resized to ",
+               sizes,
+               ". Resizing non-empty outputs is deprecated; pass an out of the result's shape, "
+               "or empty it first with out.resize_({0})");
+  set_shape_keeping_storage(out, sizes, op);
+}
+
+void set_shape_keeping_storage(const Tensor& t, IntArrayRef sizes, const char* op) {
+  for (int64_t s : sizes)
+    EMBER_CHECK_VALUE(s >= 0, "{}: sizes must be non-negative, got {}", op, sizes);
+  const int64_t n = detail::checked_numel(sizes, op);
+  const int64_t bytes = static_cast<int64_t>(
+      detail::checked_nbytes(n, static_cast<int64_t>(t.element_size()), sizes, op));
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  const int64_t offset_bytes = impl->storage_offset() * static_cast<int64_t>(t.element_size());
+  if (bytes <= static_cast<int64_t>(impl->storage()->nbytes()) - offset_bytes) {
     impl->set_geometry(sizes, contiguous_strides(sizes), impl->storage_offset());
     return;
   }
-  auto storage = make_storage(static_cast<size_t>(n * out.element_size()), out.device());
-  impl->set_storage(std::move(storage), out.dtype(), sizes, contiguous_strides(sizes), 0);
+  auto storage = make_storage(static_cast<size_t>(bytes), t.device());
+  impl->set_storage(std::move(storage), t.dtype(), sizes, contiguous_strides(sizes), 0);
 }
 
-const Tensor& assign_out(const Tensor& out, const Tensor& result, const char* op) {
-  check_defined(out, op, "out");
-  EMBER_CHECK_TYPE(can_cast(result.dtype(), out.dtype()),
-                   "{}: result type {} can't be cast to the desired output type {}", op,
-                   result.dtype(), out.dtype());
+const Tensor& assign_out(const Tensor& out, const Tensor& result, const char* op,
+                         const char* name) {
+  check_out_like(out, result, op, name);
   resize_output(out, result.sizes(), op);
   out.copy_(result);
   return out;
+}
+
+void check_out_like(const Tensor& out, const Tensor& result, const char* op, const char* name) {
+  check_defined(out, op, name);
+  EMBER_CHECK(out.device() == result.device(),
+              "{}: expected {} to be on {}, the inputs' device, but got {}", op, name,
+              result.device(), out.device());
+  EMBER_CHECK_TYPE(can_cast(result.dtype(), out.dtype()),
+                   "{}: result type {} can't be cast to the desired output type {}", op,
+                   result.dtype(), out.dtype());
 }
 
 }  // namespace ember

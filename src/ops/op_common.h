@@ -64,13 +64,46 @@ struct ScalarBuffer {
   alignas(16) unsigned char bytes[16];
 };
 
-/// Makes `out` hold `sizes` (reallocating when its element count differs), as out= ops do.
+/// Makes `out` hold `sizes`, as out= ops do (LibTorch's rule: any out is resized, with a
+/// warning through the warning channel when it held elements).
 void resize_output(const Tensor& out, IntArrayRef sizes, const char* op);
 
-/// Writes `result` into `out` (resizing and casting), for out= forms; checks can_cast.
-const Tensor& assign_out(const Tensor& out, const Tensor& result, const char* op);
+/// Gives t the contiguous shape `sizes`, keeping its storage when it is large enough (the
+/// elements are then whatever the storage held) and allocating a new one otherwise.
+void set_shape_keeping_storage(const Tensor& t, IntArrayRef sizes, const char* op);
+
+/// Checks that `result` may be written into `out` (named `name` in messages): the same device
+/// and a dtype result can be cast to.
+void check_out_like(const Tensor& out, const Tensor& result, const char* op,
+                    const char* name = "out");
+
+/// Writes `result` into `out` (resizing and casting), for out= forms: check_out_like, then
+/// resize_output, then one copy (which bumps out's version once).
+const Tensor& assign_out(const Tensor& out, const Tensor& result, const char* op,
+                         const char* name = "out");
+
+/// A view of self's storage with the given geometry and no autograd history, whose view base is
+/// self's base (self when self is not a view): what every view op builds before recording.
+Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+
+/// The copy behind every clone (row-major or channels-last): copies self into `out`, freshly
+/// allocated with self's sizes and options and any strides, recording clone's derivative.
+Tensor clone_into(const Tensor& self, const Tensor& out);
+
+/// Throws unless InferenceMode is on (t is an inference tensor).
+void check_inference_write(const Tensor& t, const char* op);
+/// Refuses a write into an inference tensor (made under InferenceMode) outside InferenceMode, as
+/// LibTorch does: such tensors keep no version counter, so autograd could not see the change.
+/// In-place ops call it before writing; bump_version calls it too, as a backstop.
+inline void check_writable(const Tensor& t, const char* op) {
+  if (EMBER_UNLIKELY(t.unsafeGetTensorImpl()->storage()->is_inference()))
+    check_inference_write(t, op);
+}
 
 /// Records a write into `t` for autograd's saved-tensor checks.
-inline void bump_version(const Tensor& t) { t.unsafeGetTensorImpl()->bump_version(); }
+inline void bump_version(const Tensor& t) {
+  check_writable(t, "an in-place operation");
+  t.unsafeGetTensorImpl()->bump_version();
+}
 
 }  // namespace ember

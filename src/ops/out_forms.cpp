@@ -2,10 +2,8 @@
 // Tensor::lerp_. Each out= form runs the plain op and copies its result into `out`: one extra
 // pass over the result, and no second code path per op to keep in step with the first.
 //
-// The shape rule is stricter than LibTorch's: an `out` that already holds elements must have the
-// result's shape. LibTorch resizes it anyway, with a deprecation warning (PyTorch means to stop);
-// writing a reduction into a buffer of another shape is almost always a bug, so here it is an
-// Error naming the op. An empty `out` (numel 0) is resized, as in LibTorch.
+// The shape rule is LibTorch's (assign_out, src/ops/op_common.h): an out of another shape is
+// resized, with a deprecation warning through the warning channel when it held elements.
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/linalg.h"
@@ -17,36 +15,11 @@
 namespace ember {
 namespace {
 
-// out's device and shape: as the result's, or out empty (then resized).
-void check_out_geometry(const char* op, const Tensor& out, const Tensor& result,
-                        const char* name = "out") {
-  check_defined(out, op, name);
-  EMBER_CHECK(out.device() == result.device(),
-              "{}: expected {} to be on {}, the inputs' device, but got {}", op, name,
-              result.device(), out.device());
-  EMBER_CHECK(out.sizes() == result.sizes() || out.numel() == 0,
-              "{}: {} has shape {}, but the result has shape {}. Hint: pass an out of shape {}, "
-              "or an empty one (numel 0), which is resized",
-              op, name, out.sizes(), result.sizes(), result.sizes());
-}
-
 void check_out_dtype(const char* op, const Tensor& out, ScalarType expected,
                      const char* name = "out") {
   check_defined(out, op, name);
   EMBER_CHECK_TYPE(out.dtype() == expected, "{}: expected {} to have dtype {}, but got {}", op,
                    name, expected, out.dtype());
-}
-
-// Copies `result` into `out` (resizing an empty out first); the copy bumps out's version once.
-const Tensor& write_out(const char* op, const Tensor& out, const Tensor& result,
-                        const char* name = "out") {
-  check_out_geometry(op, out, result, name);
-  EMBER_CHECK_TYPE(can_cast(result.dtype(), out.dtype()),
-                   "{}: result type {} can't be cast to the desired output type {}", op,
-                   result.dtype(), out.dtype());
-  if (out.sizes() != result.sizes()) resize_output(out, result.sizes(), op);
-  out.copy_(result);
-  return out;
 }
 
 // sum/prod/cumsum/cumprod accumulate in `dtype` when given (out must have it) and in out's dtype
@@ -64,12 +37,12 @@ const Tensor& sum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef
                       std::optional<ScalarType> dtype) {
   autograd::check_out_not_differentiable("sum_out", self);
   const ScalarType acc = accumulate_dtype("sum_out", out, dtype);
-  return write_out("sum_out", out, sum(self, all_or(dim), keepdim, acc));
+  return assign_out(out, sum(self, all_or(dim), keepdim, acc), "sum_out");
 }
 const Tensor& sum_out(const Tensor& out, const Tensor& self, std::optional<ScalarType> dtype) {
   autograd::check_out_not_differentiable("sum_out", self);
   const ScalarType acc = accumulate_dtype("sum_out", out, dtype);
-  return write_out("sum_out", out, sum(self, acc));
+  return assign_out(out, sum(self, acc), "sum_out");
 }
 
 const Tensor& mean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
@@ -81,32 +54,32 @@ const Tensor& mean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRe
   std::optional<ScalarType> compute = dtype;
   if (!compute && is_floating_point(out.dtype()) && self.defined() && self.is_floating_point())
     compute = out.dtype();
-  return write_out("mean_out", out, mean(self, all_or(dim), keepdim, compute));
+  return assign_out(out, mean(self, all_or(dim), keepdim, compute), "mean_out");
 }
 
 const Tensor& prod_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim,
                        std::optional<ScalarType> dtype) {
   autograd::check_out_not_differentiable("prod_out", self);
   const ScalarType acc = accumulate_dtype("prod_out", out, dtype);
-  return write_out("prod_out", out, prod(self, dim, keepdim, acc));
+  return assign_out(out, prod(self, dim, keepdim, acc), "prod_out");
 }
 const Tensor& prod_out(const Tensor& out, const Tensor& self, std::optional<ScalarType> dtype) {
   autograd::check_out_not_differentiable("prod_out", self);
   const ScalarType acc = accumulate_dtype("prod_out", out, dtype);
-  return write_out("prod_out", out, prod(self, acc));
+  return assign_out(out, prod(self, acc), "prod_out");
 }
 
 const Tensor& amax_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
   autograd::check_out_not_differentiable("amax_out", self);
   check_defined(self, "amax_out");
   check_out_dtype("amax_out", out, self.dtype());
-  return write_out("amax_out", out, amax(self, dim, keepdim));
+  return assign_out(out, amax(self, dim, keepdim), "amax_out");
 }
 const Tensor& amin_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
   autograd::check_out_not_differentiable("amin_out", self);
   check_defined(self, "amin_out");
   check_out_dtype("amin_out", out, self.dtype());
-  return write_out("amin_out", out, amin(self, dim, keepdim));
+  return assign_out(out, amin(self, dim, keepdim), "amin_out");
 }
 
 namespace {
@@ -117,10 +90,10 @@ std::tuple<const Tensor&, const Tensor&> write_values_indices(
     const std::tuple<Tensor, Tensor>& result) {
   check_out_dtype(op, values_out, self.dtype(), "values");
   check_out_dtype(op, indices_out, kLong, "indices");
-  check_out_geometry(op, values_out, std::get<0>(result), "values");
-  check_out_geometry(op, indices_out, std::get<1>(result), "indices");
-  write_out(op, values_out, std::get<0>(result), "values");
-  write_out(op, indices_out, std::get<1>(result), "indices");
+  check_out_like(values_out, std::get<0>(result), op, "values");
+  check_out_like(indices_out, std::get<1>(result), op, "indices");
+  assign_out(values_out, std::get<0>(result), op, "values");
+  assign_out(indices_out, std::get<1>(result), op, "indices");
   return {values_out, indices_out};
 }
 }  // namespace
@@ -146,13 +119,13 @@ const Tensor& cumsum_out(const Tensor& out, const Tensor& self, int64_t dim,
                          std::optional<ScalarType> dtype) {
   autograd::check_out_not_differentiable("cumsum_out", self);
   const ScalarType acc = accumulate_dtype("cumsum_out", out, dtype);
-  return write_out("cumsum_out", out, cumsum(self, dim, acc));
+  return assign_out(out, cumsum(self, dim, acc), "cumsum_out");
 }
 const Tensor& cumprod_out(const Tensor& out, const Tensor& self, int64_t dim,
                           std::optional<ScalarType> dtype) {
   autograd::check_out_not_differentiable("cumprod_out", self);
   const ScalarType acc = accumulate_dtype("cumprod_out", out, dtype);
-  return write_out("cumprod_out", out, cumprod(self, dim, acc));
+  return assign_out(out, cumprod(self, dim, acc), "cumprod_out");
 }
 
 // ---- Products: out must have the inputs' dtype (LibTorch: "Expected out tensor to have dtype") --
@@ -161,23 +134,69 @@ const Tensor& matmul_out(const Tensor& out, const Tensor& self, const Tensor& ot
   autograd::check_out_not_differentiable("matmul_out", self, other);
   check_defined(self, "matmul_out");
   check_out_dtype("matmul_out", out, self.dtype());
-  return write_out("matmul_out", out, matmul(self, other));
+  return assign_out(out, matmul(self, other), "matmul_out");
 }
 const Tensor& bmm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
   autograd::check_out_not_differentiable("bmm_out", self, mat2);
   check_defined(self, "bmm_out");
   check_out_dtype("bmm_out", out, self.dtype());
-  return write_out("bmm_out", out, bmm(self, mat2));
+  return assign_out(out, bmm(self, mat2), "bmm_out");
 }
 const Tensor& addmm_out(const Tensor& out, const Tensor& self, const Tensor& mat1,
                         const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
   autograd::check_out_not_differentiable("addmm_out", self, mat1, mat2);
   check_defined(mat1, "addmm_out", "mat1");
   check_out_dtype("addmm_out", out, mat1.dtype());
-  return write_out("addmm_out", out, addmm(self, mat1, mat2, beta, alpha));
+  return assign_out(out, addmm(self, mat1, mat2, beta, alpha), "addmm_out");
 }
 
-// ---- lerp_ ----
+const Tensor& logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  autograd::check_out_not_differentiable("logsumexp_out", self);
+  check_defined(self, "logsumexp_out");
+  return assign_out(out, logsumexp(self, dim, keepdim), "logsumexp_out");
+}
+
+// softmax_out/log_softmax_out: out's dtype must be the result's (`dtype` when given), as
+// LibTorch's kernels write straight into out.
+const Tensor& softmax_out(const Tensor& out, const Tensor& self, int64_t dim,
+                          std::optional<ScalarType> dtype) {
+  autograd::check_out_not_differentiable("softmax_out", self);
+  check_defined(self, "softmax_out");
+  Tensor result = softmax(self, dim, dtype);
+  check_out_dtype("softmax_out", out, result.dtype());
+  return assign_out(out, result, "softmax_out");
+}
+const Tensor& log_softmax_out(const Tensor& out, const Tensor& self, int64_t dim,
+                              std::optional<ScalarType> dtype) {
+  autograd::check_out_not_differentiable("log_softmax_out", self);
+  check_defined(self, "log_softmax_out");
+  Tensor result = log_softmax(self, dim, dtype);
+  check_out_dtype("log_softmax_out", out, result.dtype());
+  return assign_out(out, result, "log_softmax_out");
+}
+
+// ---- lerp_out, lerp_ ----
+
+const Tensor& lerp_out(const Tensor& out, const Tensor& self, const Tensor& end,
+                       const Scalar& weight) {
+  check_defined(self, "lerp_out");
+  return lerp_out(out, self, end, scalar_to_tensor(weight, self.dtype(), self.device()));
+}
+const Tensor& lerp_out(const Tensor& out, const Tensor& self, const Tensor& end,
+                       const Tensor& weight) {
+  autograd::check_out_not_differentiable("lerp_out", self, end, weight);
+  check_defined(out, "lerp_out", "out");
+  check_defined(self, "lerp_out");
+  check_defined(end, "lerp_out", "end");
+  check_defined(weight, "lerp_out", "weight");
+  EMBER_CHECK_TYPE(
+      out.dtype() == self.dtype() && end.dtype() == self.dtype() && weight.dtype() == self.dtype(),
+      "lerp_out: expected out, self, end and weight to have the same dtype, but got "
+      "{}, {}, {} and {}",
+      out.dtype(), self.dtype(), end.dtype(), weight.dtype());
+  ternary_op(OpId::lerp, self, end, weight, {}, &out, self.dtype(), /*float_only=*/true);
+  return out;
+}
 
 const Tensor& Tensor::lerp_(const Tensor& end, const Scalar& weight) const {
   check_defined(*this, "lerp_");

@@ -10,7 +10,6 @@
 
 namespace ember {
 
-namespace {
 Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   TensorImpl* impl = self.unsafeGetTensorImpl();
   auto view = make_intrusive<TensorImpl>(impl->storage(), impl->dtype(), sizes, strides, offset);
@@ -20,6 +19,7 @@ Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int
   return Tensor(std::move(view));
 }
 
+namespace {
 // Records `r` (a view of self) with `derive` when self requires grad.
 template <class Derive>
 Tensor recorded(Tensor r, const Tensor& self, Derive derive) {

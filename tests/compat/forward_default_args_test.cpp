@@ -95,4 +95,10 @@ TEST(ForwardDefaultArgs, WithoutTheMacroFewerArgumentsNameIt) {
   EXPECT_TRUE(torch::allclose(any.forward(input(), 1, 2.0), torch::tensor({3.0, 5.0, 7.0})));
 }
 
+TEST(ForwardDefaultArgs, AnyValueGetReturnsTheValue) {
+  EXPECT_EQ(torch::nn::AnyValue(3).get<int>(), 3);
+  EXPECT_EQ(torch::nn::AnyValue(2.5).get<double>(), 2.5);
+  EXPECT_TRUE(torch::nn::AnyValue(torch::ones({2})).get<Tensor>().equal(torch::ones({2})));
+}
+
 }  // namespace forward_defaults_test

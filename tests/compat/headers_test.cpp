@@ -1,10 +1,10 @@
-// Every public LibTorch header path (libtorch_headers.txt, see list_libtorch_headers.sh) has its
-// header in include/ember/compat. test_compat also compiles a generated file that includes them all
-// (tests/CMakeLists.txt); this test names the missing ones instead of stopping at the first.
+// The list of public LibTorch header paths (libtorch_headers.txt, see list_libtorch_headers.sh)
+// holds what it must. That each path has its header in include/ember/compat is checked when the
+// tests are configured (tests/CMakeLists.txt lists every missing one) and when test_compat compiles
+// the generated file that includes them all.
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -40,17 +40,4 @@ TEST(CompatHeaders, ListHasTheFrontendAndTheC10Headers) {
   for (const std::string& path : paths) {
     EXPECT_EQ(path.rfind("torch/python", 0), std::string::npos) << path << " needs CPython";
   }
-}
-
-TEST(CompatHeaders, EveryLibTorchHeaderPathExists) {
-  const std::filesystem::path compat_dir = EMBER_COMPAT_INCLUDE_DIR;
-  std::vector<std::string> missing;
-  for (const std::string& path : libtorch_header_paths()) {
-    if (!std::filesystem::is_regular_file(compat_dir / path)) missing.push_back(path);
-  }
-  std::string names;
-  for (const std::string& path : missing) names += "\n  " + path;
-  EXPECT_TRUE(missing.empty()) << missing.size() << " LibTorch header paths have no header in "
-                               << compat_dir.string() << ":" << names
-                               << "\nHint: run tools/gen-compat-headers.sh";
 }

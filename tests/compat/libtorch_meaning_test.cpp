@@ -148,6 +148,27 @@ TEST(LibTorchMeaning, LayoutAliasAndInference) {
   EXPECT_FALSE(view_inside.is_inference());  // a view of a normal tensor stays normal
 }
 
+TEST(LibTorchMeaning, InferenceTensorsRefuseWritesAndSavingOutsideInferenceMode) {
+  torch::Tensor inf;
+  {
+    c10::InferenceMode guard;
+    inf = torch::ones({3});
+    inf.add_(1);  // inside: allowed
+  }
+  EXPECT_EQ(inf.sum().item<float>(), 6.0f);
+  EXPECT_THROW(inf.add_(1), c10::Error);
+  EXPECT_THROW(inf.fill_(0), c10::Error);
+  EXPECT_THROW(inf.copy_(torch::zeros({3})), c10::Error);
+  EXPECT_THROW(inf.narrow(0, 0, 1).mul_(2), c10::Error);
+  EXPECT_EQ(inf.sum().item<float>(), 6.0f);  // refused before anything was written
+  torch::Tensor w = torch::ones({3}, torch::requires_grad());
+  EXPECT_THROW((inf * w).sum(), c10::Error);  // mul would save inf for backward
+  torch::Tensor normal = inf.clone();
+  EXPECT_FALSE(normal.is_inference());
+  (normal * w).sum().backward();
+  EXPECT_TRUE(torch::allclose(w.grad(), torch::full({3}, 2.0f)));
+}
+
 TEST(LibTorchMeaning, AssigningToATemporaryWritesIntoTheTensor) {
   torch::Tensor x = torch::zeros({2, 3});
   x[0][1] = 5;                                         // fills the element the temporary views

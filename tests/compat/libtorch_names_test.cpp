@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -121,6 +123,27 @@ TEST(MemoryFormat, EmptyReadsTheOptionOtherFactoriesIgnoreIt) {
                   .is_contiguous());
 }
 
+TEST(MemoryFormat, EmptyRefusesPreserveAndResizeTakesAFormat) {
+  EXPECT_THROW(torch::empty({2, 3}, torch::kFloat, c10::MemoryFormat::Preserve), c10::Error);
+  Tensor t = torch::empty({0});
+  t.resize_({2, 3, 4, 5}, c10::MemoryFormat::ChannelsLast);
+  EXPECT_EQ(strides_of(t), (std::vector<int64_t>{60, 1, 15, 3}));
+  t.resize_({6});
+  EXPECT_EQ(strides_of(t), (std::vector<int64_t>{1}));
+}
+
+TEST(MemoryFormat, SuggestWithExactStrides) {
+  // [2, 3, 4, 1] laid out channels-last except for the size-1 W, whose stride is arbitrary: like
+  // channels-last, but not exactly its strides.
+  Tensor base = torch::zeros({2 * 3 * 4 * 99});
+  Tensor t = base.as_strided({2, 3, 4, 1}, {12, 1, 3, 99});
+  EXPECT_EQ(t.suggest_memory_format(), c10::MemoryFormat::ChannelsLast);
+  EXPECT_EQ(t.suggest_memory_format(/*channels_last_strides_exact_match=*/true),
+            c10::MemoryFormat::Contiguous);
+  Tensor exact = torch::empty({2, 3, 4, 1}, torch::kFloat, c10::MemoryFormat::ChannelsLast);
+  EXPECT_EQ(exact.suggest_memory_format(true), c10::MemoryFormat::ChannelsLast);
+}
+
 TEST(MemoryFormat, PrintsLibTorchsNames) {
   std::ostringstream s;
   s << c10::MemoryFormat::Contiguous << ' ' << c10::MemoryFormat::Preserve << ' '
@@ -158,6 +181,46 @@ TEST(Parallel, AtMostGrainRunsAsOneCallAndEmptyRangesNone) {
   calls.clear();
   at::parallel_for(7, 7, 1, record);
   EXPECT_TRUE(calls.empty());
+}
+
+TEST(LinalgNames, AtenSpellingsAreTheLinalgFunctions) {
+  const Tensor A = torch::tensor({{4.0, 1.0}, {1.0, 3.0}}, torch::kDouble);
+  const Tensor B = torch::tensor({{1.0}, {2.0}}, torch::kDouble);
+  EXPECT_TRUE(torch::allclose(torch::linalg_inv(A), torch::linalg::inv(A)));
+  EXPECT_TRUE(torch::allclose(torch::linalg_solve(A, B), torch::linalg::solve(A, B, true)));
+  EXPECT_TRUE(torch::allclose(torch::linalg_cholesky(A), torch::linalg::cholesky(A)));
+  EXPECT_NEAR(torch::linalg_det(A).item<double>(), 11.0, 1e-12);
+  EXPECT_NEAR(torch::linalg_matrix_norm(A, "fro").item<double>(), std::sqrt(27.0), 1e-12);
+  EXPECT_NEAR(torch::linalg_vector_norm(B, 1, {0}, false).item<double>(), 3.0, 1e-12);
+  EXPECT_NEAR(torch::linalg_norm(B, 2).item<double>(), std::sqrt(5.0), 1e-12);
+  const Tensor s = torch::linalg_svdvals(A);
+  EXPECT_TRUE(torch::allclose(std::get<1>(torch::linalg_svd(A, false)), s));
+  EXPECT_TRUE(torch::allclose(std::get<0>(torch::linalg_eigh(A)), torch::linalg_eigvalsh(A)));
+  EXPECT_EQ(torch::linalg_matrix_rank(A).item<int64_t>(), 2);
+  EXPECT_TRUE(torch::allclose(torch::linalg_pinv(A), torch::linalg_inv(A)));
+  EXPECT_TRUE(torch::allclose(torch::linalg_matrix_exp(torch::zeros({2, 2}, torch::kDouble)),
+                              torch::eye(2, torch::kDouble)));
+}
+
+TEST(Parallel, ParallelReduceCombinesEveryChunk) {
+  auto sum_range = [](int64_t b, int64_t e, int64_t ident) {
+    int64_t s = ident;
+    for (int64_t i = b; i < e; ++i) s += i;
+    return s;
+  };
+  auto plus = [](int64_t a, int64_t b) { return a + b; };
+  EXPECT_EQ(at::parallel_reduce(0, 100000, 64, int64_t{0}, sum_range, plus),
+            int64_t{100000} * 99999 / 2);
+  EXPECT_EQ(at::parallel_reduce(3, 3, 1, int64_t{7}, sum_range, plus), 7);  // empty: ident
+  const double max = at::parallel_reduce(
+      0, 1000, 10, -1.0,
+      [](int64_t b, int64_t e, double ident) {
+        double m = ident;
+        for (int64_t i = b; i < e; ++i) m = std::max(m, static_cast<double>((i * 37) % 1000));
+        return m;
+      },
+      [](double a, double b) { return std::max(a, b); });
+  EXPECT_EQ(max, 999.0);
 }
 
 TEST(Parallel, ExceptionsReachTheCaller) {

@@ -63,7 +63,7 @@ void say_current_and_die(int sig) {
 std::vector<Op> all_ops() {
   std::vector<Op> ops;
   for (auto family : {elementwise_ops(), shape_ops(), reduction_ops(), indexing_ops(),
-                      factory_ops(), linalg_ops(), nn_ops(), autograd_ops()})
+                      factory_ops(), linalg_ops(), nn_ops(), autograd_ops(), module_ops()})
     ops.insert(ops.end(), family.begin(), family.end());
   return ops;
 }

@@ -196,7 +196,7 @@ struct Op {
   Call call;
 };
 
-// The calls of each family (fuzz_ops_tensor.cpp, fuzz_ops_other.cpp).
+// The calls of each family (fuzz_ops_tensor.cpp, fuzz_ops_other.cpp, fuzz_ops_modules.cpp).
 std::vector<Op> elementwise_ops();
 std::vector<Op> shape_ops();
 std::vector<Op> reduction_ops();
@@ -205,5 +205,6 @@ std::vector<Op> factory_ops();
 std::vector<Op> linalg_ops();
 std::vector<Op> nn_ops();
 std::vector<Op> autograd_ops();
+std::vector<Op> module_ops();  // fuzz_ops_modules.cpp
 
 }  // namespace ember_fuzz

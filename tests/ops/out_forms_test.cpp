@@ -1,9 +1,10 @@
 // The out= forms of the reductions and products (sum_out, max_out, matmul_out, ...) and
 // Tensor::lerp_: each equals its plain op, follows LibTorch's dtype rules (expected values from
-// PyTorch 1.13), resizes only an empty out, refuses inputs that require grad, bumps out's version
-// once, and names the op in its errors.
+// PyTorch 1.13), resizes any out (warning when it held elements), refuses inputs that require grad,
+// bumps out's version once, and names the op in its errors.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -120,23 +121,75 @@ TEST(OutForms, MaxAndMinWriteValuesAndIndices) {
   expect_out_values(untouched, {-1, -1});
   expect_error<TypeError>([&] { min_out(empty({0}, dtype(kDouble)), indices, x, 1); },
                           {"min_out", "values", "float32"});
-  expect_error([&] { max_out(untouched, full({3}, 0, dtype(kLong)), x, 1); },
-               {"max_out", "indices has shape [3]", "[2]"});
-  expect_out_values(untouched, {-1, -1});
+  Tensor long_indices = full({3}, 0, dtype(kLong));  // another shape: resized (with a warning)
+  max_out(untouched, long_indices, x, 1);
+  EXPECT_EQ(long_indices.sizes(), IntArrayRef({2}));
 }
 
-TEST(OutForms, OnlyAnEmptyOutIsResized) {
-  // LibTorch resizes any out (with a warning); Ember resizes only an empty one.
+// Collects the warnings of the calling thread while installed.
+class CaptureWarnings : public WarningHandler {
+ public:
+  void process(const SourceLocation&, const std::string& msg, bool) override {
+    messages.push_back(msg);
+  }
+  std::vector<std::string> messages;
+};
+
+TEST(OutForms, AnyOutIsResizedAndANonEmptyOneWarns) {
+  // LibTorch's rule: an out of another shape is resized; one that held elements also warns
+  // (the deprecation PyTorch announces).
+  CaptureWarnings capture;
+  WarningHandlerGuard guard(&capture);
   Tensor wrong = zeros({3});
-  expect_error([&] { sum_out(wrong, kOutX, {0}); },
-               {"sum_out: out has shape [3], but the result has shape [2]"});
-  expect_out_values(wrong, {0, 0, 0});
-  Tensor same_count = zeros({2, 1});  // same numel, other shape: still refused
-  expect_error([&] { mean_out(same_count, kOutX, {0}); }, {"mean_out", "[2, 1]"});
-  Tensor empty_2d = empty({0, 5});
+  sum_out(wrong, kOutX, {0});
+  EXPECT_EQ(wrong.sizes(), IntArrayRef({2}));
+  expect_out_values(wrong, {2.75, 5.5});
+  ASSERT_EQ(capture.messages.size(), 1u);
+  EXPECT_NE(capture.messages[0].find("sum_out: an out tensor of shape [3] with elements was "
+                                     "resized to [2]"),
+            std::string::npos)
+      << capture.messages[0];
+  Tensor same_count = zeros({2, 1});  // same numel, other shape: resized in place
+  const void* storage = same_count.data_ptr();
+  mean_out(same_count, kOutX, {0});
+  EXPECT_EQ(same_count.sizes(), IntArrayRef({2}));
+  EXPECT_EQ(same_count.data_ptr(), storage);
+  expect_out_values(same_count, {1.375, 2.75});
+  EXPECT_EQ(capture.messages.size(), 2u);
+  Tensor empty_2d = empty({0, 5});  // empty: resized without a word
   sum_out(empty_2d, kOutX, {1}, true);
   EXPECT_EQ(empty_2d.sizes(), IntArrayRef({2, 1}));
   expect_out_values(empty_2d, {4.0, 4.25});
+  EXPECT_EQ(capture.messages.size(), 2u);
+  // Another device is refused, naming the op and both devices.
+  if (cuda::is_available())
+    expect_error([&] { sum_out(zeros({2}, TensorOptions().device(kCUDA)), kOutX, {0}); },
+                 {"sum_out: expected out to be on cpu", "cuda"});
+}
+
+TEST(OutForms, ResizeIsLibTorchs) {
+  Tensor t = arange(6, TensorOptions().dtype(kFloat));
+  const void* storage = t.data_ptr();
+  t.resize_({2, 2});  // smaller: the same storage, the first elements
+  EXPECT_EQ(t.sizes(), IntArrayRef({2, 2}));
+  EXPECT_EQ(t.data_ptr(), storage);
+  expect_out_values(t, {0, 1, 2, 3});
+  t.resize_({0});
+  EXPECT_EQ(t.numel(), 0);
+  t.resize_({4, 4});  // larger: new storage, row-major
+  EXPECT_EQ(t.strides(), IntArrayRef({4, 1}));
+  Tensor nchw = empty({0});
+  nchw.resize_({2, 3, 4, 5}, MemoryFormat::ChannelsLast);
+  EXPECT_TRUE(nchw.is_contiguous(MemoryFormat::ChannelsLast));
+  EXPECT_EQ(nchw.strides(), IntArrayRef({60, 1, 15, 3}));
+  expect_error([&] { zeros({2}).requires_grad_().resize_({3}); },
+               {"resize_: cannot resize a tensor that requires grad"});
+  expect_error([&] { zeros({2}).resize_({-1}); }, {"resize_", "non-negative", "[-1]"});
+  expect_error(
+      [&] {
+        zeros({2}).resize_({2, 2}, MemoryFormat::ChannelsLast);
+      },
+      {"resize_", "rank 4"});
 }
 
 TEST(OutForms, RefuseInputsThatRequireGrad) {
@@ -216,6 +269,41 @@ TEST(OutForms, LerpInPlace) {
                           {"lerp_", "same dtype"});
   expect_error<TypeError>([&] { zeros({3}, dtype(kLong)).lerp_(zeros({3}, dtype(kLong)), 1); },
                           {"lerp", "floating"});
+}
+
+// Expected values from PyTorch 1.13.
+void expect_near_values(const Tensor& t, const std::vector<double>& expected, double rtol) {
+  const Tensor flat = t.to(kDouble).contiguous().view({-1});
+  ASSERT_EQ(flat.numel(), static_cast<int64_t>(expected.size())) << t;
+  for (size_t i = 0; i < expected.size(); ++i)
+    EXPECT_NEAR(flat[static_cast<int64_t>(i)].item<double>(), expected[i],
+                rtol * std::abs(expected[i]))
+        << "at " << i;
+}
+
+TEST(OutForms, LogsumexpSoftmaxAndLerpOut) {
+  Tensor lse = empty({0});
+  logsumexp_out(lse, kOutX, {1});
+  expect_near_values(lse, {2.8132617473602295, 3.160224199295044}, 1e-6);
+  Tensor sm = empty({2, 2});
+  EXPECT_TRUE(softmax_out(sm, kOutX, 1).is_same(sm));
+  expect_near_values(
+      sm, {0.2689414322376251, 0.7310585975646973, 0.14804719388484955, 0.8519527316093445}, 1e-6);
+  Tensor lsm = empty({0}, dtype(kDouble));
+  log_softmax_out(lsm, kOutX, 0, kDouble);
+  expect_near_values(
+      lsm, {-0.5759394198788437, -0.9740769841801067, -0.8259394198788437, -0.4740769841801067},
+      1e-14);
+  expect_error<TypeError>([] { softmax_out(empty({0}, dtype(kDouble)), kOutX, 1); },
+                          {"softmax_out", "float32", "float64"});
+  const Tensor end = tensor({{0.0f, 1.0f}, {2.0f, 3.0f}});
+  Tensor l = empty({0});
+  lerp_out(l, kOutX, end, 0.25);
+  expect_out_values(l, {1.125, 2.125, 1.4375, 3.0});
+  lerp_out(l, kOutX, end, tensor({0.5f, 2.0f}));
+  expect_out_values(l, {0.75, -0.5, 1.625, 3.0});
+  expect_error<TypeError>([&] { lerp_out(empty({0}, dtype(kDouble)), kOutX, end, 0.5); },
+                          {"lerp_out", "same dtype"});
 }
 
 }  // namespace

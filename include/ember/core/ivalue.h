@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
+#include <typeinfo>
 #include <variant>
 #include <vector>
 
@@ -48,6 +50,22 @@ class EMBER_API IValue {
   const std::vector<Tensor>& toTensorList() const { return get<std::vector<Tensor>>("TensorList"); }
   /// The kind held, e.g. "Int".
   const char* tagKind() const;
+
+  /// The value as T, as nn::AnyValue::get<T>() in LibTorch: integral T reads an Int, floating T a
+  /// Double, other T (Tensor, std::string, the lists) that very kind; anything else is a TypeError
+  /// naming both kinds.
+  template <class T>
+  T get() const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return toBool();
+    } else if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>(toInt());
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return static_cast<T>(toDouble());
+    } else {
+      return get<T>(typeid(T).name());
+    }
+  }
 
  private:
   template <class T>

@@ -210,6 +210,10 @@ class EMBER_API Tensor {
   const Tensor& fill_(const Scalar& value) const;
   const Tensor& fill_(const Tensor& value) const;
   const Tensor& zero_() const;
+  /// Gives this tensor `size` in place, keeping its storage when large enough (new elements are
+  /// uninitialised), with row-major or channels-last strides. Refused when it requires grad.
+  const Tensor& resize_(IntArrayRef size,
+                        std::optional<MemoryFormat> memory_format = std::nullopt) const;
 
   // ---- Random fills (use the default generator unless one is given) ----
   const Tensor& uniform_(double from = 0, double to = 1) const;

@@ -67,6 +67,10 @@ EMBER_API Tensor nan_to_num(const Tensor& self, std::optional<double> nan = std:
                             std::optional<double> neginf = std::nullopt);
 EMBER_API Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);
 EMBER_API Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
+EMBER_API const Tensor& lerp_out(const Tensor& out, const Tensor& self, const Tensor& end,
+                                 const Scalar& weight);
+EMBER_API const Tensor& lerp_out(const Tensor& out, const Tensor& self, const Tensor& end,
+                                 const Tensor& weight);
 EMBER_API Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2,
                          const Scalar& value = 1);
 EMBER_API Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2,

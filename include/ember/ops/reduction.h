@@ -101,12 +101,12 @@ EMBER_API std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, boo
 EMBER_API Tensor count_nonzero(const Tensor& self, IntArrayRef dim = {});
 
 // ---- out= forms (LibTorch's signatures; `out` comes first) ----
-// Each computes what the plain op computes and writes it into `out`, returning `out`. out must
-// have the result's shape, or hold no elements (it is then resized): LibTorch also resizes a
-// non-empty out of another shape, with a deprecation warning; Ember refuses it with an Error
-// naming the op. dtypes: sum/prod/cumsum/cumprod compute in out's dtype (or in `dtype`, which out
-// must then have), mean in out's floating dtype, amax/amin/max/min need out of self's dtype (and
-// int64 indices). They throw when grad mode is on and self requires grad, and bump out's version.
+// Each computes what the plain op computes and writes it into `out`, returning `out`. An out of
+// another shape is resized, as in LibTorch, with a deprecation warning through the warning
+// channel (include/ember/core/warning.h) when it held elements. dtypes: sum/prod/cumsum/cumprod
+// compute in out's dtype (or in `dtype`, which out must then have), mean in out's floating dtype,
+// amax/amin/max/min need out of self's dtype (and int64 indices). They throw when grad mode is on
+// and self requires grad, and bump out's version.
 EMBER_API const Tensor& sum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim,
                                 bool keepdim = false,
                                 std::optional<ScalarType> dtype = std::nullopt);
@@ -138,5 +138,11 @@ EMBER_API const Tensor& cumsum_out(const Tensor& out, const Tensor& self, int64_
                                    std::optional<ScalarType> dtype = std::nullopt);
 EMBER_API const Tensor& cumprod_out(const Tensor& out, const Tensor& self, int64_t dim,
                                     std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API const Tensor& logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim,
+                                      bool keepdim = false);
+EMBER_API const Tensor& softmax_out(const Tensor& out, const Tensor& self, int64_t dim,
+                                    std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API const Tensor& log_softmax_out(const Tensor& out, const Tensor& self, int64_t dim,
+                                        std::optional<ScalarType> dtype = std::nullopt);
 
 }  // namespace ember
