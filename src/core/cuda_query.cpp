@@ -6,7 +6,9 @@
 namespace ember::cuda {
 bool is_available() { return false; }
 int64_t device_count() { return 0; }
-void synchronize() {}
+bool cudnn_is_available() { return false; }
+void synchronize(int64_t) {}
 void manual_seed_all(uint64_t) {}
+void manual_seed(uint64_t) {}
 }  // namespace ember::cuda
 #endif

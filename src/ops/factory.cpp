@@ -167,7 +167,11 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
     const int64_t s0 = start.toLong(), st0 = step.toLong();
     host = allocate({n}, TensorOptions().dtype(kLong), "arange");
     int64_t* values = host.data_ptr<int64_t>();
-    for (int64_t i = 0; i < n; ++i) values[i] = s0 + i * st0;
+    // Every value lies in [start, end), so it fits in int64 even where i * step alone does not:
+    // wrapping (unsigned) arithmetic gives it exactly.
+    const uint64_t u0 = static_cast<uint64_t>(s0), ustep = static_cast<uint64_t>(st0);
+    for (int64_t i = 0; i < n; ++i)
+      values[i] = static_cast<int64_t>(u0 + static_cast<uint64_t>(i) * ustep);
     host = cast_to(host, t);
   } else {
     host = host_values("arange", n, t, [&](int64_t i) { return s + static_cast<double>(i) * st; });

@@ -18,11 +18,15 @@ namespace {
 namespace F = torch::nn::functional;
 using torch::Tensor;
 
-void expect_values(const Tensor& t, const std::vector<double>& expected, double tol = 1e-5) {
+// Expected values are PyTorch's, printed to 7 or 8 significant digits: the tolerance is relative
+// to each value (a zero must come out as zero, up to float rounding of the terms that cancel).
+void expect_values(const Tensor& t, const std::vector<double>& expected, double rtol = 2e-6) {
   const Tensor flat = t.detach().to(torch::kDouble).contiguous().view({-1});
   ASSERT_EQ(flat.numel(), static_cast<int64_t>(expected.size())) << t;
   for (size_t i = 0; i < expected.size(); ++i)
-    EXPECT_NEAR(flat[static_cast<int64_t>(i)].item<double>(), expected[i], tol) << "at " << i;
+    EXPECT_NEAR(flat[static_cast<int64_t>(i)].item<double>(), expected[i],
+                rtol * std::abs(expected[i]) + 1e-7)
+        << "at " << i;
 }
 
 void expect_same(const Tensor& a, const Tensor& b) {

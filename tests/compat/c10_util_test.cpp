@@ -1,7 +1,8 @@
 // The c10 and torch utility names LibTorch programs use, through LibTorch's header paths: irange,
 // str, optional, string_view, OptionalIntArrayRef, TempFile, flat_hash_map, ExpandingArray, Dtype,
-// autograd's aliases.
+// autograd's aliases, and the glog-style logging macros.
 #include <c10/util/ArrayRef.h>
+#include <c10/util/Logging.h>
 #include <c10/util/Optional.h>
 #include <c10/util/OptionalArrayRef.h>
 #include <c10/util/StringUtil.h>
@@ -238,4 +239,32 @@ TEST(TorchAutogradNames, VariableIsTensorAndListsAreVectors) {
   torch::autograd::variable_list grads = torch::autograd::grad({(x * 3).sum()}, {x});
   ASSERT_EQ(grads.size(), 1u);
   EXPECT_EQ(grads[0][1].item<float>(), 3.0f);
+}
+
+TEST(C10Logging, LogWritesALineAndChecksPassQuietly) {
+  testing::internal::CaptureStderr();
+  LOG(INFO) << "loaded " << 3 << " shards";
+  LOG(WARNING) << "slow";
+  LOG_IF(ERROR, false) << "never";
+  int evaluated = 0;
+  VLOG(1) << "verbose " << ++evaluated;  // off: not evaluated
+  CHECK(1 + 1 == 2) << "arithmetic";
+  CHECK_EQ(2, 2);
+  CHECK_LT(1, 2) << "order";
+  DCHECK(true);
+  int value = 5;
+  int* p = CHECK_NOTNULL(&value);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(*p, 5);
+  EXPECT_EQ(evaluated, 0);
+  EXPECT_NE(err.find("loaded 3 shards"), std::string::npos) << err;
+  EXPECT_NE(err.find("slow"), std::string::npos) << err;
+  EXPECT_EQ(err.find("never"), std::string::npos) << err;
+  EXPECT_EQ(err.find("arithmetic"), std::string::npos) << err;
+}
+
+TEST(C10LoggingDeathTest, FailedCheckAndFatalAbort) {
+  testing::FLAGS_gtest_death_test_style = "threadsafe";
+  EXPECT_DEATH(CHECK_EQ(1, 2) << "mismatch", "Check failed.*mismatch");
+  EXPECT_DEATH(LOG(FATAL) << "bye", "bye");
 }

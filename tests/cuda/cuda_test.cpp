@@ -18,8 +18,12 @@ namespace {}  // namespace
 TEST(CudaAvailability, QueriesMatchTheMachineAndAllocationWithoutGpuThrows) {
   EXPECT_NO_THROW(cuda::synchronize());
   EXPECT_NO_THROW(cuda::manual_seed_all(7));
+  EXPECT_NO_THROW(cuda::manual_seed(7));
+  EXPECT_FALSE(cuda::cudnn_is_available());  // until Ember's convolutions use cuDNN
   if (cuda::is_available()) {
     EXPECT_GT(cuda::device_count(), 0);
+    EXPECT_NO_THROW(cuda::synchronize(0));
+    EXPECT_THROW(cuda::synchronize(cuda::device_count()), Error);
     Tensor t = zeros({2}, kCUDA);
     EXPECT_TRUE(t.is_cuda());
     EXPECT_EQ(t.sum().item<float>(), 0.0f);

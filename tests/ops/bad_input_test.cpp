@@ -86,6 +86,24 @@ TEST(BadInput, FactoriesCheckTheirElementAndByteCounts) {
   expect_error<ValueError>([] { arange(0, kMax, 1).sum(); }, {"arange"});
   expect_error<ValueError>([] { arange(kMin, kMax, 1); }, {"arange"});
   expect_error<ValueError>([] { arange(0.0, 1e300, 1e-300); }, {"arange"});
+  // A negative num_embeddings with a padding_idx: refused before -num_embeddings is formed.
+  expect_error<ValueError>([] { nn::Embedding(nn::EmbeddingOptions(kMin, 4).padding_idx(0)); },
+                           {"num_embeddings must be >= 0", std::to_string(kMin)});
+  // roll by INT64_MIN: its backward rolls back by the shift modulo the size, not by -INT64_MIN.
+  Tensor r = arange(6, TensorOptions().dtype(kDouble)).requires_grad_();
+  Tensor rolled = r.roll({kMin});
+  EXPECT_TRUE(rolled.equal(r.detach().roll({4})));  // INT64_MIN = -2 (mod 6)
+  (rolled * arange(6, TensorOptions().dtype(kDouble))).sum().backward();
+  EXPECT_TRUE(r.grad().equal(arange(6, TensorOptions().dtype(kDouble)).roll({-4})));
+  // Values near the int64 limits, where i * step alone overflows but every value fits (found by
+  // the fuzzer under UBSan). PyTorch 1.13 returns an empty tensor here: its int64 end - start
+  // overflows.
+  const Tensor wide = arange(kMin + 1, kMax, int64_t{1} << 62);
+  ASSERT_EQ(wide.numel(), 4);
+  EXPECT_EQ(wide[0].item<int64_t>(), kMin + 1);
+  EXPECT_EQ(wide[1].item<int64_t>(), -(int64_t{1} << 62) + 1);
+  EXPECT_EQ(wide[2].item<int64_t>(), 1);
+  EXPECT_EQ(wide[3].item<int64_t>(), (int64_t{1} << 62) + 1);
   // A size past int64 in a dim that is not last, with a zero elsewhere, is still empty.
   EXPECT_EQ(zeros({int64_t{1} << 62, 4, 0}).numel(), 0);
 }

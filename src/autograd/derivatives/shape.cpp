@@ -62,8 +62,13 @@ void flip(const Tensor& result, const Tensor& self, IntArrayRef dims) {
 }
 
 void roll(const Tensor& result, const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  // The inverse shift, reduced modulo the rolled size first: -s itself overflows for INT64_MIN.
   DimVector back;
-  for (int64_t s : shifts) back.push_back(-s);
+  for (size_t i = 0; i < shifts.size(); ++i) {
+    const int64_t n = dims.empty() ? self.numel() : self.size(dims[i]);
+    const int64_t m = n == 0 ? 0 : ((shifts[i] % n) + n) % n;
+    back.push_back(m == 0 ? 0 : n - m);
+  }
   record("RollBackward0", result, edges_of(self),
          [back, dims = DimVector(dims)](const Tensor& grad) { return grad.roll(back, dims); });
 }

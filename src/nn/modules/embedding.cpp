@@ -22,6 +22,7 @@ namespace {
 std::optional<int64_t> resolve_padding_idx(std::optional<int64_t> padding_idx, int64_t rows,
                                            const char* module) {
   if (!padding_idx) return padding_idx;
+  EMBER_CHECK_VALUE(rows >= 0, "{}: num_embeddings must be >= 0, but got {}", module, rows);
   EMBER_CHECK_VALUE(*padding_idx >= -rows && *padding_idx < rows,
                     "{}: padding_idx {} is out of range for num_embeddings {}: it must be in "
                     "[{}, {})",

@@ -16,7 +16,8 @@
 #include "ember/core/optional.h"
 #include "ember/core/string_view.h"
 #include "ember/ember.h"
-#include "torch/version.h"  // TORCH_VERSION_*, which LibTorch's torch/torch.h also brings
+#include "c10/util/Logging.h"  // LOG, CHECK, ..., which LibTorch's torch/torch.h also brings
+#include "torch/version.h"     // TORCH_VERSION_*, likewise
 
 namespace torch = ::ember;
 namespace at = ::ember;
