@@ -45,6 +45,13 @@ int64_t row_grain(int64_t d) {
   return std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(d, 1));
 }
 
+// The row count, the row length and which norm; the kernels' inner loops read these.
+struct RowNormShape {
+  int64_t rows = 0;
+  int64_t d = 0;
+  bool rms = false;
+};
+
 template <class T>
 void forward(const RowNormShape& s, const T* x, const T* w, const T* b, double eps, T* y,
              acc_t<T>* mean, acc_t<T>* rstd) {
@@ -142,25 +149,26 @@ void visit_norm_dtype(ScalarType dtype, Fn&& fn) {
 
 }  // namespace
 
-void cpu_row_norm_forward(ScalarType dtype, const RowNormShape& s, const void* x, const void* w,
-                          const void* b, double eps, void* y, void* mean, void* rstd) {
+void cpu_row_norm_forward(ScalarType dtype, const RowNormParams& p) {
+  const RowNormShape s{p.rows, p.d, p.rms};
   visit_norm_dtype(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = acc_t<T>;
-    forward<T>(s, static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(b), eps,
-               static_cast<T*>(y), static_cast<A*>(mean), static_cast<A*>(rstd));
+    forward<T>(s, static_cast<const T*>(p.x), static_cast<const T*>(p.w),
+               static_cast<const T*>(p.b), p.eps, static_cast<T*>(p.y), static_cast<A*>(p.mean),
+               static_cast<A*>(p.rstd));
   });
 }
 
-void cpu_row_norm_backward(ScalarType dtype, const RowNormShape& s, const void* grad, const void* x,
-                           const void* w, const void* mean, const void* rstd, void* dx, void* dw,
-                           void* db) {
+void cpu_row_norm_backward(ScalarType dtype, const RowNormBackwardParams& p) {
+  const RowNormShape s{p.rows, p.d, p.rms};
   visit_norm_dtype(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = acc_t<T>;
-    backward<T>(s, static_cast<const T*>(grad), static_cast<const T*>(x), static_cast<const T*>(w),
-                static_cast<const A*>(mean), static_cast<const A*>(rstd), static_cast<T*>(dx),
-                static_cast<T*>(dw), static_cast<T*>(db));
+    backward<T>(s, static_cast<const T*>(p.grad), static_cast<const T*>(p.x),
+                static_cast<const T*>(p.w), static_cast<const A*>(p.mean),
+                static_cast<const A*>(p.rstd), static_cast<T*>(p.dx), static_cast<T*>(p.dw),
+                static_cast<T*>(p.db));
   });
 }
 

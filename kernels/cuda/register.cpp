@@ -15,6 +15,10 @@ void register_cuda_cast_kernels();
 void register_cuda_reduce_kernels();
 void register_cuda_reduce_stats_kernels();
 void register_cuda_blas_kernels();
+void register_cuda_norm_kernels();
+void register_cuda_embedding_kernels();
+void register_cuda_index_kernels();
+void register_cuda_lapack_kernels();
 }  // namespace cuda_detail
 
 void register_cuda_kernels() {
@@ -27,6 +31,10 @@ void register_cuda_kernels() {
   register_cuda_reduce_kernels();
   register_cuda_reduce_stats_kernels();
   register_cuda_blas_kernels();
+  register_cuda_norm_kernels();
+  register_cuda_embedding_kernels();
+  register_cuda_index_kernels();
+  register_cuda_lapack_kernels();
 }
 
 }  // namespace ember

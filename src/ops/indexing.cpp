@@ -5,11 +5,15 @@
 // Every gather-like op reduces to one shape: an output, the input restrided over the output's
 // shape (stride 0 along the indexed dims) and an int64 index, also laid over the output's shape.
 // The loop reads src[i] + index[i] * stride; scatters go the other way. Indices are bounds-checked
-// on the host before a kernel runs, so the kernels are pure memory moves; the index tensor is read
-// in place (no offsets array) unless several index tensors must be summed into one.
+// before a kernel runs (a device index by its amin/amax), so the kernels are pure memory moves;
+// the index tensor is read in place (no offsets array) unless several index tensors must be summed
+// into one.
 //
-// The kernels are CPU loops; tensors on other devices take one round trip through host memory
-// until device kernels exist.
+// Kernels come from the index_gather / index_put / masked_fill slots of the operands' device, so a
+// CUDA tensor's data never leaves the GPU. Index tensors of Tensor::index / index_put_ may be on
+// the host for a device tensor (as in LibTorch): only they are copied over. Bool masks used as
+// indices, masked_select and nonzero go through the host: their output size is the mask's count,
+// needed before anything is allocated; only the mask (or nonzero's input) is copied there.
 //
 // Autograd (src/autograd/derivatives/indexing.cpp): the basic indices of Tensor::index are views
 // recorded by the view ops, and only the advanced gather records IndexBackward0; in-place ops
@@ -164,14 +168,25 @@ struct AdvancedIndex {
   }
 };
 
+// An index tensor must be on src's device or on the host (moved over, as LibTorch does).
+void check_index_device(const Tensor& src, const Tensor& index, const char* op) {
+  EMBER_CHECK(index.is_cpu() || index.device().type() == src.device().type(),
+              "{}: indices should be either on {} or on the same device as the indexed tensor "
+              "({}), got an index on {}. Hint: move it with .to(self.device())",
+              op, kHost, src.device(), index.device());
+}
+
 AdvancedIndex make_advanced(const Tensor& src, const std::vector<TensorEntry>& entries,
                             const char* op) {
   // Which dims the entries index (a mask covers mask.dim() dims), checking dtypes and mask shapes.
-  std::vector<Tensor> host;
+  // Masks come to the host: their true positions are counted there.
+  std::vector<Tensor> tensors;
   std::vector<bool> indexed(src.dim(), false);
   for (const TensorEntry& e : entries) {
-    Tensor t = e.index.to(kHost);
+    check_index_device(src, e.index, op);
+    Tensor t = e.index;
     if (is_mask(t)) {
+      t = t.to(kHost);
       for (int64_t j = 0; j < t.dim(); ++j) {
         EMBER_CHECK_INDEX(t.size(j) == src.size(e.dim + j),
                           "{}: the shape of the mask {} at index {} does not match the shape of "
@@ -187,7 +202,7 @@ AdvancedIndex make_advanced(const Tensor& src, const std::vector<TensorEntry>& e
                        op, t.dtype());
       indexed[e.dim] = true;
     }
-    host.push_back(t);
+    tensors.push_back(t);
   }
   AdvancedIndex ai;
   std::vector<int64_t> dims, order;  // the indexed dims; src's dims in the result's order
@@ -215,7 +230,7 @@ AdvancedIndex make_advanced(const Tensor& src, const std::vector<TensorEntry>& e
   };
   std::vector<Part> parts;
   for (size_t i = 0; i < entries.size(); ++i) {
-    const Tensor& t = host[i];
+    const Tensor& t = tensors[i];
     const int64_t p = pos[entries[i].dim];
     if (t.dtype() == kBool) {
       Tensor m = t.contiguous();
@@ -223,10 +238,12 @@ AdvancedIndex make_advanced(const Tensor& src, const std::vector<TensorEntry>& e
       Tensor off = empty({n + 1}, kLong);  // one spare entry for the branch-free loop
       kernels::cpu_mask_offsets(m.data_ptr<bool>(), m.sizes().data(), ai.src.strides().data() + p,
                                 m.dim(), off.data_ptr<int64_t>());
-      parts.push_back({off.narrow(0, 0, n), 1, 0});
+      parts.push_back({off.narrow(0, 0, n).to(src.device()), 1, 0});
     } else {
+      // Checked where it is (a host index for a device src costs no device round trip), then
+      // moved to src's device.
       check_range(t, ai.src.size(p), true, entries[i].dim, op, ai.src);
-      parts.push_back({t, ai.src.stride(p), ai.src.size(p)});
+      parts.push_back({t.to(src.device()), ai.src.stride(p), ai.src.size(p)});
     }
   }
   std::string shapes;
@@ -251,14 +268,22 @@ AdvancedIndex make_advanced(const Tensor& src, const std::vector<TensorEntry>& e
   if (parts.size() == 1) {  // the common case: the kernel reads the index tensor in place
     ai.index = parts[0].index;
     ai.params = index_params(parts[0].stride, parts[0].wrap);
-  } else {  // none (an accumulating put with basic indices only), or several summed once
-    ai.index = zeros(ai.index_shape, kLong);
+  } else if (src.is_cpu()) {  // none (an accumulating put with basic indices only), or several
+    ai.index = zeros(ai.index_shape, kLong);  // summed once, in one pass
     int64_t* acc = ai.index.data_ptr<int64_t>();
     for (const Part& part : parts) {
       Tensor v = part.index.expand(ai.index_shape).contiguous();
       const int64_t* p = v.data_ptr<int64_t>();
       for (int64_t i = 0; i < v.numel(); ++i)
         acc[i] += (p[i] < 0 ? p[i] + part.wrap : p[i]) * part.stride;
+    }
+    ai.params = index_params(1);
+  } else {  // the same sum on the device, in tensor ops
+    ai.index = zeros(ai.index_shape, TensorOptions().dtype(kLong).device(src.device()));
+    for (const Part& part : parts) {
+      const Tensor& v = part.index;
+      Tensor wrapped = part.wrap == 0 ? v : where(lt(v, 0), add(v, part.wrap), v);
+      ai.index.add_(mul(wrapped, part.stride));
     }
     ai.params = index_params(1);
   }
@@ -269,14 +294,7 @@ AdvancedIndex make_advanced(const Tensor& src, const std::vector<TensorEntry>& e
   return ai;
 }
 
-std::vector<TensorEntry> to_host(const std::vector<TensorEntry>& entries) {
-  std::vector<TensorEntry> out;
-  for (const TensorEntry& e : entries) out.push_back({e.dim, e.index.to(kHost)});
-  return out;
-}
-
 Tensor advanced_gather(const Tensor& src, const std::vector<TensorEntry>& entries, const char* op) {
-  if (!src.is_cpu()) return advanced_gather(src.to(kHost), to_host(entries), op).to(src.device());
   AdvancedIndex ai = make_advanced(src, entries, op);
   Tensor out = empty(ai.result_shape, src.options());
   run_gather(out, ai.src_over_result(), ai.index_over_result(), ai.params);
@@ -300,12 +318,12 @@ Tensor prepare_values(const Tensor& value, const Tensor& dst, IntArrayRef shape,
 
 void advanced_put(const Tensor& dst, const std::vector<TensorEntry>& entries, const Tensor& value,
                   bool accumulate, const char* op) {
-  if (!dst.is_cpu()) {
-    Tensor host = dst.to(kHost);
-    advanced_put(host, to_host(entries), value.to(kHost), accumulate, op);
-    dst.copy_(host);
-    return;
-  }
+  // A 0-dim value on another device acts as a scalar (LibTorch's rule); other values must be on
+  // dst's device, as the kernel reads them in place.
+  EMBER_CHECK(value.dim() == 0 || value.device().type() == dst.device().type(),
+              "{}: expected the value tensor on {}, the device of self, but got it on {}. Hint: "
+              "move it with .to(self.device())",
+              op, dst.device(), value.device());
   AdvancedIndex ai = make_advanced(dst, entries, op);
   Tensor values = prepare_values(value, dst, ai.result_shape, op);
   if (shares_storage(ai.index, dst)) ai.index = ai.index.clone();  // x[x] = v reads x first
@@ -365,22 +383,19 @@ const Tensor& masked_fill_impl(const Tensor& self, const Tensor& mask, const Sca
   check_defined(self, op);
   check_defined(mask, op, "mask");
   check_bool_mask(mask, op);
+  check_same_device({&self, &mask}, op);
   EMBER_CHECK(broadcasts_to(mask.sizes(), self.sizes()),
               "{}: mask of shape {} cannot be broadcast to self of shape {}. Hint: in-place ops "
               "cannot grow their target; use masked_fill",
               op, mask.sizes(), self.sizes());
+  const auto kernel = get_kernel<OpId::masked_fill>(self.device().type(), self.dtype());
   if (self.numel() == 0) return self;
-  if (!self.is_cpu()) {
-    Tensor host = self.to(kHost);
-    masked_fill_impl(host, mask.to(kHost), value, op);
-    self.copy_(host);
-    return self;
-  }
-  Tensor m = mask.to(kHost);
+  Tensor m = mask;
   if (shares_storage(m, self)) m = m.clone();
   m = m.expand(self.sizes());
+  // The value in host memory (the kernel takes it by value), converted as fill_ converts it.
   Tensor v = scalar_to_tensor(value, self.dtype(), kHost);
-  kernels::cpu_masked_fill(make_elementwise_loop(self, {&m}, {}, self.dtype()), v.data_ptr());
+  kernel(make_elementwise_loop(self, {&m}, {}, self.dtype()), v.data_ptr());
   bump_version(self);
   return self;
 }
@@ -400,6 +415,7 @@ Tensor masked_fill_out_of_place(const Tensor& self, const Tensor& mask, const Sc
   check_defined(self, "masked_fill");
   check_defined(mask, "masked_fill", "mask");
   check_bool_mask(mask, "masked_fill");
+  check_same_device({&self, &mask}, "masked_fill");
   DimVector shape = broadcast_shape(self.sizes(), mask.sizes(), "masked_fill");
   autograd::OpRecording rec(self, value_tensor);
   Tensor out = self.expand(shape).clone();
@@ -433,8 +449,11 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
   check_defined(self, op);
   check_defined(mask, op, "mask");
   check_bool_mask(mask, op);
+  check_same_device({&self, &mask}, op);
   DimVector shape = broadcast_shape(self.sizes(), mask.sizes(), op);
   autograd::OpRecording rec(self);
+  // Through a mask index: the mask's true positions are counted on the host (the output's size),
+  // the gather runs on self's device.
   Tensor out = index(self.expand(shape), {mask.expand(shape)});
   if (rec) dv::masked_select(out, self, mask);
   return out;
@@ -445,6 +464,7 @@ Tensor nonzero(const Tensor& self) {
   EMBER_CHECK(self.dim() <= kernels::kMaxNonzeroDims,
               "nonzero: is not supported for tensors with more than {} dimensions, got {}",
               kernels::kMaxNonzeroDims, self.dim());
+  // The count sizes the output, so a device input is counted and scanned on the host.
   if (!self.is_cpu()) return nonzero(self.to(kHost)).to(self.device());
   Tensor c = self.contiguous();
   const int64_t count = kernels::cpu_count_nonzero(c.data_ptr(), c.dtype(), c.numel());

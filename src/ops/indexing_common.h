@@ -1,9 +1,11 @@
 // Helpers the indexing ops share (src/ops/indexing.cpp, src/ops/indexing_scatter.cpp): operand
-// restriding, argument checks and the calls into the CPU gather/put kernels. Private to the
-// library.
+// restriding, argument checks and the calls into the index_gather / index_put kernel slots of the
+// operands' device. Private to the library.
 #pragma once
 
 #include "ember/core/tensor.h"
+#include "ember/ops/reduction.h"
+#include "ember/ops/shape.h"
 #include "kernels/cpu/index_kernels.h"
 #include "src/ops/op_common.h"
 
@@ -46,16 +48,26 @@ inline void check_bool_mask(const Tensor& mask, const char* op) {
 }
 
 // Checks every index value against [-size, size) (wrap) or [0, size), naming the first offender
-// and the operands (`self`, the indexed tensor, and the index as given).
+// and the operands (`self`, the indexed tensor, and the index as given). A device index is
+// checked by its amin/amax on the device (two values cross to the host); only when one is out of
+// range does the index itself come over, to name the first offender.
 inline void check_range(const Tensor& index, int64_t size, bool wrap, int64_t dim, const char* op,
                         const Tensor& self) {
   if (index.numel() == 0) return;
-  Tensor c = index.contiguous();
-  const int64_t* p = c.data_ptr<int64_t>();
   int64_t lo = 0, hi = 0;
-  kernels::cpu_min_max(p, c.numel(), &lo, &hi);
+  Tensor c;
+  if (index.is_cpu()) {
+    c = index.contiguous();
+    kernels::cpu_min_max(c.data_ptr<int64_t>(), c.numel(), &lo, &hi);
+  } else {
+    Tensor bounds = stack({amin(index), amax(index)}).to(kHost);
+    lo = bounds.data_ptr<int64_t>()[0];
+    hi = bounds.data_ptr<int64_t>()[1];
+  }
   const int64_t min_ok = wrap ? -size : 0;
   if (lo >= min_ok && hi < size) return;
+  if (!c.defined()) c = index.to(kHost).contiguous();
+  const int64_t* p = c.data_ptr<int64_t>();
   for (int64_t i = 0; i < c.numel(); ++i)
     EMBER_CHECK_INDEX(p[i] >= min_ok && p[i] < size,
                       "{}: index {} is out of bounds for dimension {} with size {} (self: {} of "
@@ -85,14 +97,21 @@ inline OpScalars index_params(int64_t stride, int64_t wrap = 0) {
   return s;
 }
 
+// out[i] = src[i][offset(index[i])] on the operands' device. The ops check devices first, naming
+// the user's operands; the check here is the backstop before pointers of two devices meet.
 inline void run_gather(const Tensor& out, const Tensor& src, const Tensor& index,
                        const OpScalars& p) {
+  check_same_device({&out, &src, &index}, "index_gather");
+  const auto kernel = get_kernel<OpId::index_gather>(out.device().type(), out.dtype());
   if (out.numel() == 0) return;
-  kernels::cpu_index_gather(make_elementwise_loop(out, {&src, &index}, p, out.dtype()));
+  kernel(make_elementwise_loop(out, {&src, &index}, p, out.dtype()));
 }
+// dst[i][offset(index[i])] = (or +=) values[i] on the operands' device.
 inline void run_put(const Tensor& dst, const Tensor& values, const Tensor& index,
                     const OpScalars& p, bool accumulate) {
+  check_same_device({&dst, &values, &index}, "index_put");
+  const auto kernel = get_kernel<OpId::index_put>(dst.device().type(), dst.dtype());
   if (dst.numel() == 0) return;
-  kernels::cpu_index_put(make_elementwise_loop(dst, {&values, &index}, p, dst.dtype()), accumulate);
+  kernel(make_elementwise_loop(dst, {&values, &index}, p, dst.dtype()), accumulate);
 }
 }  // namespace ember::index_detail

@@ -1,5 +1,6 @@
 // The gather/scatter family: index_select, gather, scatter, scatter_add, index_add, take, each
-// one call of the CPU gather or put kernel over restrided operands (see indexing.cpp).
+// one call of the gather or put kernel of the operands' device over restrided operands (see
+// indexing.cpp). All operands share one device; indices are range-checked where they are.
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/shape.h"
@@ -23,20 +24,15 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   EMBER_CHECK_INDEX(self.dim() > 0 || index.numel() == 1,
                     "{}: index to a 0-dim tensor can have only 1 value, got {}", op, index.numel());
   autograd::OpRecording rec(self);
-  Tensor out;
-  if (!self.is_cpu()) {
-    out = index_select(self.to(kHost), dim, index.to(kHost)).to(self.device());
-  } else {
-    Tensor s = at_least_1d(self);
-    DimVector shape(s.sizes());
-    shape[d] = index.numel();
-    Tensor i = index.reshape({-1});
-    check_range(i, s.size(d), false, d, op, self);
-    out = empty(shape, self.options());
-    run_gather(out, restrided(s, shape, without_dim(s.strides(), d)),
-               restrided(i, shape, along_dim(s.dim(), d, i.stride(0))), index_params(s.stride(d)));
-    if (self.dim() == 0) out = restrided(out, {}, {});  // not a view: autograd records it alone
-  }
+  Tensor s = at_least_1d(self);
+  DimVector shape(s.sizes());
+  shape[d] = index.numel();
+  Tensor i = index.reshape({-1});
+  check_range(i, s.size(d), false, d, op, self);
+  Tensor out = empty(shape, self.options());
+  run_gather(out, restrided(s, shape, without_dim(s.strides(), d)),
+             restrided(i, shape, along_dim(s.dim(), d, i.stride(0))), index_params(s.stride(d)));
+  if (self.dim() == 0) out = restrided(out, {}, {});  // not a view: autograd records it alone
   if (rec) dv::index_select(out, self, d, index);
   return out;
 }
@@ -73,14 +69,8 @@ void check_scatter_gather(const Tensor& self, const Tensor& index, const Tensor*
 const Tensor& scatter_impl(const Tensor& self, int64_t dim, const Tensor& index,
                            const Tensor& values, bool accumulate, const char* op) {
   if (index.numel() == 0) return self;
-  if (!self.is_cpu()) {
-    Tensor host = self.to(kHost);
-    scatter_impl(host, dim, index.to(kHost), values.to(kHost), accumulate, op);
-    self.copy_(host);
-    return self;
-  }
-  Tensor s = at_least_1d(self), i = at_least_1d(index).to(kHost);
-  Tensor v = values.to(kHost);
+  Tensor s = at_least_1d(self), i = at_least_1d(index);
+  Tensor v = values;
   if (shares_storage(v, self)) v = v.clone();
   if (shares_storage(i, self)) i = i.clone();
   check_range(i, s.size(dim), false, dim, op, self);
@@ -124,16 +114,11 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
   const int64_t d = wrap_dim(dim, self.dim(), op);
   check_scatter_gather(self, index, nullptr, d, op);
   autograd::OpRecording rec(self);
-  Tensor out;
-  if (!self.is_cpu()) {
-    out = gather(self.to(kHost), dim, index.to(kHost)).to(self.device());
-  } else {
-    Tensor s = at_least_1d(self), i = at_least_1d(index);
-    out = empty(index.sizes(), self.options());
-    check_range(i, s.size(d), false, d, op, self);
-    run_gather(out.view(i.sizes()), restrided(s, i.sizes(), without_dim(s.strides(), d)), i,
-               index_params(s.stride(d)));
-  }
+  Tensor s = at_least_1d(self), i = at_least_1d(index);
+  Tensor out = empty(index.sizes(), self.options());
+  check_range(i, s.size(d), false, d, op, self);
+  run_gather(out.view(i.sizes()), restrided(s, i.sizes(), without_dim(s.strides(), d)), i,
+             index_params(s.stride(d)));
   if (rec) dv::gather(out, self, d, index);
   return out;
 }
@@ -165,7 +150,7 @@ const Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& v
   autograd::InplaceRecording rec(op, *this);
   autograd::Edges edges;
   if (rec) edges = autograd::edges_of(*this);
-  Tensor v = scalar_to_tensor(value, dtype(), kHost);
+  Tensor v = scalar_to_tensor(value, dtype(), device());
   scatter_impl(*this, d, index, v.expand(at_least_1d(index).sizes()), false, op);
   if (rec) dv::scatter_(*this, d, index, Tensor(), std::move(edges));
   return *this;
@@ -208,10 +193,6 @@ const Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor&
   if (rec) edges = autograd::edges_of(*this, source);
   if (index.numel() == 0) {
     // Nothing is written; no version bump either.
-  } else if (!is_cpu()) {
-    Tensor host = to(kHost);
-    host.index_add_(dim, index.to(kHost), source.to(kHost), alpha);
-    copy_(host);
   } else {
     Tensor values = alpha.toDouble() == 1.0 ? src : src.mul(alpha).to(dtype());
     if (shares_storage(values, *this)) values = values.clone();
@@ -240,20 +221,15 @@ Tensor take(const Tensor& self, const Tensor& index) {
   check_index_dtype(index, op);
   check_same_device({&self, &index}, op);
   autograd::OpRecording rec(self);
-  Tensor out;
-  if (!self.is_cpu()) {
-    out = take(self.to(kHost), index.to(kHost)).to(self.device());
-  } else {
-    out = empty(index.sizes(), self.options());
-    if (out.numel() > 0) {
-      EMBER_CHECK_INDEX(self.numel() > 0, "{}: tried to take from an empty tensor of shape {}", op,
-                        self.sizes());
-      // Flat positions index the logical (row-major) order, memory order once contiguous.
-      check_range(index, self.numel(), true, 0, op, self);
-      Tensor c = self.contiguous();
-      run_gather(out, restrided(c, index.sizes(), DimVector(index.dim(), 0)), index,
-                 index_params(1, c.numel()));
-    }
+  Tensor out = empty(index.sizes(), self.options());
+  if (out.numel() > 0) {
+    EMBER_CHECK_INDEX(self.numel() > 0, "{}: tried to take from an empty tensor of shape {}", op,
+                      self.sizes());
+    // Flat positions index the logical (row-major) order, memory order once contiguous.
+    check_range(index, self.numel(), true, 0, op, self);
+    Tensor c = self.contiguous();
+    run_gather(out, restrided(c, index.sizes(), DimVector(index.dim(), 0)), index,
+               index_params(1, c.numel()));
   }
   if (rec) dv::take(out, self, index);
   return out;

@@ -4,8 +4,8 @@
 // ‖A‖₁ is exact to double precision; past θ₁₃, A is halved s times, exponentiated with m = 13 and
 // the result squared s times. float32 inputs are computed in float64 and rounded once.
 //
-// Per matrix: 6 products for m = 13, plus s squarings, plus one LU solve, all BLAS/LAPACK calls
-// on n x n column-major buffers.
+// Per matrix: 6 products for m = 13, plus s squarings, plus one LU solve (the CPU's getrf/getrs
+// slots), on n x n column-major host buffers. Host code: CUDA tensors are refused.
 #include <cblas.h>
 
 #include <algorithm>
@@ -16,7 +16,6 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/linalg.h"
 #include "src/autograd/derivatives/linalg.h"
-#include "src/ops/lapack.h"
 #include "src/ops/linalg_common.h"
 
 namespace ember::linalg {
@@ -66,6 +65,41 @@ double norm1(Square& a) {
     best = std::max(best, col);
   }
   return best;
+}
+
+// A host matrix as a LAPACK operand (the CPU kernels' memory).
+LapackMatrices host_matrix(Square& a) {
+  LapackMatrices M;
+  M.data = a.v.data();
+  M.rows = M.cols = M.ld = a.n;
+  M.batch_stride = static_cast<int64_t>(a.v.size());
+  return M;
+}
+
+// rhs = d⁻¹ rhs through the CPU's getrf/getrs slots (d is overwritten by its factors).
+void lu_solve_host(Square& d, Square& rhs) {
+  const char* op = "linalg.matrix_exp";
+  std::vector<int32_t> pivots(static_cast<size_t>(d.n));
+  int32_t info = 0;
+  LuFactorParams f;
+  f.op = op;
+  f.info = &info;
+  f.a = host_matrix(d);
+  f.pivots = pivots.data();
+  get_kernel<OpId::lu_factor>(kCPU, kDouble)(kDouble, f);
+  EMBER_CHECK(info == 0,
+              "linalg.matrix_exp: the Padé denominator of a {} x {} matrix is singular (getrf "
+              "info {}); this should not happen for finite input, please report it",
+              d.n, d.n, info);
+  LuSolveParams s;
+  s.op = op;
+  s.info = &info;
+  s.lu = host_matrix(d);
+  s.pivots = pivots.data();
+  s.b = host_matrix(rhs);
+  get_kernel<OpId::lu_solve>(kCPU, kDouble)(kDouble, s);
+  EMBER_CHECK(info == 0, "linalg.matrix_exp: LAPACK's getrs rejected argument {} (an Ember bug)",
+              -info);
 }
 
 // exp(a), in place.
@@ -123,16 +157,7 @@ void expm(Square& a) {
   }
   Square denominator = combine({{1, &v}, {-1, &u}}, 0, n);
   Square result = combine({{1, &v}, {1, &u}}, 0, n);
-  std::vector<int> pivots(static_cast<size_t>(n));
-  const int info = lapack::getrf(n, n, denominator.v.data(), n, pivots.data());
-  EMBER_CHECK(info == 0,
-              "linalg.matrix_exp: the Padé denominator of a {} x {} matrix is singular (getrf "
-              "info {}); this should not happen for finite input, please report it",
-              n, n, info);
-  const int solved =
-      lapack::getrs('N', n, n, denominator.v.data(), n, pivots.data(), result.v.data(), n);
-  EMBER_CHECK(solved == 0, "linalg.matrix_exp: LAPACK's getrs rejected argument {} (an Ember bug)",
-              -solved);
+  lu_solve_host(denominator, result);
   for (int i = 0; i < squarings; ++i) result = product(result, result);
   a = std::move(result);
 }
@@ -141,25 +166,25 @@ void expm(Square& a) {
 
 Tensor matrix_exp(const Tensor& A) {
   detail::check_matrix("linalg.matrix_exp", A, true);
+  detail::require_cpu("linalg.matrix_exp", A);
   autograd::OpRecording rec(A);
-  Tensor out = empty(A.sizes(), A.options());
-  const Tensor Ac = A.contiguous();
+  // float32 is computed in float64 and rounded once, at the end.
+  const Tensor Ad = A.to(kDouble).contiguous();
+  Tensor out = empty(A.sizes(), A.options().dtype(kDouble));
   const int64_t n = A.size(-1), count = detail::batch_count(detail::batch_shape(A));
-  detail::visit_float(A.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* src = Ac.data_ptr<T>();
-    T* dst = out.data_ptr<T>();
-    for (int64_t b = 0; b < count && n > 0; ++b) {
-      Square a(static_cast<int>(n));
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < n; ++j)
-          a(static_cast<int>(i), static_cast<int>(j)) = src[b * n * n + i * n + j];
-      expm(a);
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < n; ++j)
-          dst[b * n * n + i * n + j] = static_cast<T>(a(static_cast<int>(i), static_cast<int>(j)));
-    }
-  });
+  const double* src = Ad.data_ptr<double>();
+  double* dst = out.data_ptr<double>();
+  for (int64_t b = 0; b < count && n > 0; ++b) {
+    Square a(static_cast<int>(n));
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        a(static_cast<int>(i), static_cast<int>(j)) = src[b * n * n + i * n + j];
+    expm(a);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        dst[b * n * n + i * n + j] = a(static_cast<int>(i), static_cast<int>(j));
+  }
+  out = out.to(A.dtype());
   if (rec) autograd::derivatives::linalg_matrix_exp(out, A);
   return out;
 }

@@ -11,6 +11,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
 #include "src/core/check.h"
+#include "src/nn/functional/embedding_common.h"
 
 namespace ember {
 namespace {
@@ -251,68 +252,6 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
                               sparse);
 }
 
-namespace {
-// offset2bag, bag_size and max_indices of embedding_bag, from the host indices and the bag
-// boundaries the functional form has already validated (same rules: a 2-D input is one bag per
-// row; 1-D bags start at the offsets and the last one runs to the end, or to the last offset
-// with include_last_offset).
-// Max mode's max_indices: per (bag, feature) the row whose value won (the first on ties), 0 for
-// empty bags, as ATen's CPU kernel.
-Tensor max_rows_won(const Tensor& weight, const int64_t* ix, const std::vector<int64_t>& starts,
-                    int64_t bags, int64_t n, int64_t padding) {
-  const int64_t d = weight.size(1);
-  const Tensor w = weight.detach().to(Device(kCPU), kDouble).contiguous();
-  const double* wv = w.data_ptr<double>();
-  Tensor won = zeros({bags, d}, TensorOptions().dtype(kLong));
-  int64_t* out = won.data_ptr<int64_t>();
-  for (int64_t b = 0; b < bags; ++b) {
-    const int64_t end = b + 1 < static_cast<int64_t>(starts.size()) ? starts[b + 1] : n;
-    for (int64_t j = 0; j < d; ++j) {
-      int64_t best = -1;
-      for (int64_t k = starts[b]; k < end; ++k)
-        if (ix[k] != padding && (best < 0 || wv[ix[k] * d + j] > wv[best * d + j])) best = ix[k];
-      out[b * d + j] = std::max<int64_t>(best, 0);
-    }
-  }
-  return won;
-}
-
-std::tuple<Tensor, Tensor, Tensor> embedding_bag_bookkeeping(const Tensor& weight,
-                                                             const Tensor& indices,
-                                                             const Tensor& offsets, int64_t mode,
-                                                             bool include_last_offset,
-                                                             int64_t padding) {
-  const Tensor idx = indices.to(Device(kCPU), kLong).contiguous().view({-1});
-  const int64_t n = idx.numel();
-  std::vector<int64_t> starts;
-  if (indices.dim() == 2) {
-    for (int64_t b = 0; b < indices.size(0); ++b) starts.push_back(b * indices.size(1));
-  } else {
-    const Tensor o = offsets.to(Device(kCPU), kLong).contiguous();
-    starts.assign(o.data_ptr<int64_t>(), o.data_ptr<int64_t>() + o.numel());
-  }
-  const int64_t bags = include_last_offset ? std::max<int64_t>(int64_t(starts.size()) - 1, 0)
-                                           : static_cast<int64_t>(starts.size());
-  const TensorOptions longs = TensorOptions().dtype(kLong);
-  Tensor offset2bag = zeros({n}, longs), bag_size = zeros({bags}, longs);
-  int64_t* o2b = offset2bag.data_ptr<int64_t>();
-  int64_t* size = bag_size.data_ptr<int64_t>();
-  const int64_t* ix = idx.data_ptr<int64_t>();
-  auto bag_end = [&](int64_t b) {
-    return b + 1 < static_cast<int64_t>(starts.size()) ? starts[b + 1] : n;
-  };
-  for (int64_t b = 0; b < bags; ++b)
-    for (int64_t k = starts[b]; k < bag_end(b); ++k) {
-      o2b[k] = b;
-      size[b] += ix[k] != padding;
-    }
-  Tensor max_indices =
-      mode == 2 ? max_rows_won(weight, ix, starts, bags, n, padding) : bag_size.clone();
-  return {offset2bag.to(weight.device()), bag_size.to(weight.device()),
-          max_indices.to(weight.device())};
-}
-}  // namespace
-
 std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
     const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq,
     int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights,
@@ -333,15 +272,12 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
   // A 2-D input holds one bag per row and takes no offsets; ATen passes an empty tensor there.
   const Tensor offs =
       indices.dim() == 2 && offsets.defined() && offsets.numel() == 0 ? Tensor() : offsets;
-  Tensor output = F::detail::embedding_bag(
+  // The functional form computes the bookkeeping from the bags it has already laid out.
+  F::emb::BagOutputs r = F::emb::embedding_bag(
       indices, weight, offs, std::nullopt, 2.0, scale_grad_by_freq, bag_mode, sparse,
-      aten_tensor_or_none(per_sample_weights), include_last_offset, padding_idx);
-  // The functional form has checked padding_idx against the table; -1 means none.
-  int64_t padding = -1;
-  if (padding_idx) padding = *padding_idx < 0 ? *padding_idx + weight.size(0) : *padding_idx;
-  auto [offset2bag, bag_size, max_indices] =
-      embedding_bag_bookkeeping(weight, indices, offs, mode, include_last_offset, padding);
-  return {output, offset2bag, bag_size, max_indices};
+      aten_tensor_or_none(per_sample_weights), include_last_offset, padding_idx,
+      /*bookkeeping=*/true);
+  return {r.output, r.offset2bag, r.bag_size, r.max_indices};
 }
 
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {

@@ -213,6 +213,29 @@ TEST(EmbeddingBag, MaxModeGradientGoesToTheWinningRow) {
   EXPECT_TRUE(w.grad().equal(tensor({{0.0, 10.0}, {101.0, 0.0}, {0.0, 1000.0}})));
 }
 
+TEST(EmbeddingBag, MaxModeEmptyBagsAreZeroAndSendNoGradient) {
+  Tensor w = tensor({{1.0, -5.0}, {-3.0, 2.0}, {2.0, -9.0}}, kDouble).requires_grad_();
+  // Bags: [0, 1], empty, [2, 2 (padding), 1]; the padding entry takes no part.
+  auto opts = F::EmbeddingBagFuncOptions().offsets(ids({0, 2, 2})).mode(kMax).padding_idx(0);
+  Tensor x = ids({0, 1, 2, 0, 1});
+  Tensor y = F::embedding_bag(x, w, opts);
+  EXPECT_TRUE(y.equal(tensor({{-3.0, 2.0}, {0.0, 0.0}, {2.0, 2.0}}, kDouble)));
+  Tensor g = tensor({{1.0, 10.0}, {100.0, 1000.0}, {1e4, 1e5}}, kDouble);
+  auto plain = autograd::grad({y}, {w}, {g});
+  EXPECT_TRUE(plain[0].equal(tensor({{0.0, 0.0}, {1.0, 1e5 + 10.0}, {1e4, 0.0}}, kDouble)));
+  // The recorded backward (create_graph, a gradient that requires grad) gives the same gradient
+  // and differentiates again.
+  auto recorded =
+      autograd::grad({F::embedding_bag(x, w, opts)}, {w}, {g.clone().requires_grad_()}, true, true);
+  EXPECT_TRUE(recorded[0].requires_grad());
+  EXPECT_TRUE(recorded[0].equal(plain[0]));
+  auto f = [&](const autograd::variable_list& v) -> autograd::variable_list {
+    return {F::embedding_bag(x, v[0], opts)};
+  };
+  EXPECT_NO_THROW(autograd::gradcheck(f, {w}));
+  EXPECT_NO_THROW(autograd::gradgradcheck(f, {w}));
+}
+
 TEST(EmbeddingBag, PaddingEntriesLeaveTheBagAndItsCount) {
   Tensor w = tensor({{1.0}, {2.0}, {4.0}}).requires_grad_();
   Tensor y = F::embedding_bag(tensor({{0, 1, 1}, {1, 1, 1}}, kLong), w,

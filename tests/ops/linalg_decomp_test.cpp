@@ -8,7 +8,8 @@
 #include <limits>
 
 #include "ember/ember.h"
-#include "src/ops/linalg_common.h"
+#include "kernels/cpu/lapack_workspace.h"
+#include "src/dispatch/dispatch.h"
 #include "tests/ops/linalg_test_util.h"
 #include "tests/support/golden.h"
 
@@ -212,19 +213,29 @@ TEST(LinalgDecomp, SingularAndIndefiniteInputsRaiseErrorsNamingTheOp) {
   EXPECT_EQ(l.item<double>(), -std::numeric_limits<double>::infinity());
 }
 
+TEST(LinalgDecomp, LapackRoutinesAreKernelSlotsForFloatAndDouble) {
+  // The ops reach LAPACK only through these slots (kernels/common/lapack_params.h).
+  for (OpId op : {OpId::lu_factor, OpId::lu_solve, OpId::cholesky, OpId::geqrf, OpId::orgqr,
+                  OpId::svd, OpId::eigh}) {
+    EXPECT_TRUE(supports(op, kCPU, kFloat)) << op_name(op);
+    EXPECT_TRUE(supports(op, kCPU, kDouble)) << op_name(op);
+    EXPECT_FALSE(supports(op, kCPU, kHalf)) << op_name(op);
+  }
+}
+
 TEST(LinalgDecomp, LapackWorkspacesNeverFallBelowTheMinimumNorOverflow) {
   // ssyevd returns its exact minimum as a float: 1 + 6n + 2n² = 50030001 at n = 5000 rounds down
   // to 50030000, which ssyevd then rejects. The size passed is at least the minimum.
   const float rounded = 50030001.0f;
   ASSERT_LT(static_cast<double>(rounded), 50030001.0);
-  EXPECT_GE(linalg::detail::lapack_workspace(rounded, 50030001).value(), 50030001);
-  EXPECT_EQ(linalg::detail::lapack_workspace(96.0, 8).value(), 96);
-  EXPECT_EQ(linalg::detail::lapack_workspace(0.0, 0).value(), 1);
+  EXPECT_GE(lapack::workspace(rounded, 50030001).value(), 50030001);
+  EXPECT_EQ(lapack::workspace(96.0, 8).value(), 96);
+  EXPECT_EQ(lapack::workspace(0.0, 0).value(), 1);
   // Past INT_MAX LP64 LAPACK's own size arithmetic wraps (gesdd 'S' at n = 30000 needs
   // 4n² + 7n = 3.6e9 and its query says 1809000): no size, and the op throws instead.
   const int64_t n = 30000;
-  EXPECT_FALSE(linalg::detail::lapack_workspace(1809000.0, 4 * n * n + 7 * n).has_value());
-  EXPECT_FALSE(linalg::detail::lapack_workspace(1.0, 100, INT_MAX).has_value()) << "headroom";
+  EXPECT_FALSE(lapack::workspace(1809000.0, 4 * n * n + 7 * n).has_value());
+  EXPECT_FALSE(lapack::workspace(1.0, 100, INT_MAX).has_value()) << "headroom";
 }
 
 }  // namespace

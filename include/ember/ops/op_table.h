@@ -112,24 +112,39 @@
 
 // Kernel ops of the other families (one kernel slot per device each), with the kind of kernel
 // their slot holds (src/dispatch/kernel_signatures.h). _(name, Kind)
-#define EMBER_KERNEL_OPS(_) \
-  _(copy, CrossDeviceCopy)  \
-  _(sum, Reduce)            \
-  _(prod, Reduce)           \
-  _(amax, Reduce)           \
-  _(amin, Reduce)           \
-  _(mm, Gemm)               \
-  _(bmm, Gemm)              \
-  _(argmax, Reduce)         \
-  _(argmin, Reduce)         \
-  _(var, Reduce)            \
-  _(norm, Reduce)           \
-  _(all, Reduce)            \
-  _(any, Reduce)            \
-  _(cumsum, AlongDim)       \
-  _(cumprod, AlongDim)      \
-  _(softmax, AlongDim)      \
-  _(log_softmax, AlongDim)  \
-  _(sort, AlongDim)         \
-  _(topk, AlongDim)         \
-  _(median, AlongDim)
+#define EMBER_KERNEL_OPS(_)               \
+  _(copy, CrossDeviceCopy)                \
+  _(sum, Reduce)                          \
+  _(prod, Reduce)                         \
+  _(amax, Reduce)                         \
+  _(amin, Reduce)                         \
+  _(mm, Gemm)                             \
+  _(bmm, Gemm)                            \
+  _(argmax, Reduce)                       \
+  _(argmin, Reduce)                       \
+  _(var, Reduce)                          \
+  _(norm, Reduce)                         \
+  _(all, Reduce)                          \
+  _(any, Reduce)                          \
+  _(cumsum, AlongDim)                     \
+  _(cumprod, AlongDim)                    \
+  _(softmax, AlongDim)                    \
+  _(log_softmax, AlongDim)                \
+  _(sort, AlongDim)                       \
+  _(topk, AlongDim)                       \
+  _(median, AlongDim)                     \
+  _(layer_norm, RowNorm)                  \
+  _(layer_norm_backward, RowNormBackward) \
+  _(embedding, GatherRows)                \
+  _(embedding_bag, BagSumRows)            \
+  _(embedding_backward, ScatterAddRows)   \
+  _(index_gather, IndexGather)            \
+  _(index_put, IndexPut)                  \
+  _(masked_fill, MaskedFill)              \
+  _(lu_factor, LuFactor)                  \
+  _(lu_solve, LuSolve)                    \
+  _(cholesky, Cholesky)                   \
+  _(geqrf, QrFactor)                      \
+  _(orgqr, QrOrgqr)                       \
+  _(svd, Svd)                             \
+  _(eigh, Eigh)

@@ -1,6 +1,7 @@
-// F::layer_norm and F::rms_norm. On the CPU they run the fused kernels of
-// kernels/cpu/norm_kernels.h (forward ~6x, forward+backward ~20x faster than the composition,
-// see there) with a recorded backward; elsewhere, and for mixed dtypes, they are composed from
+// F::layer_norm and F::rms_norm. Where the input's device has a kernel in the `layer_norm` slot
+// (the CPU's kernels/cpu/norm_kernels.cpp: forward ~6x, forward+backward ~20x faster than the
+// composition; CUDA's kernels/cuda/norm_kernels.cu) they run it with a recorded backward through
+// `layer_norm_backward`; otherwise, and for mixed dtypes or devices, they are composed from
 // reductions and elementwise ops. float16/bfloat16 inputs are normalised in float32 and rounded
 // once at the end, as PyTorch's kernels accumulate them.
 #include "ember/nn/functional/normalization.h"
@@ -12,8 +13,9 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/reduction.h"
-#include "kernels/cpu/norm_kernels.h"
+#include "kernels/common/row_norm_params.h"
 #include "src/autograd/record.h"
+#include "src/dispatch/dispatch.h"
 #include "src/nn/functional/layer_checks.h"
 
 namespace ember::nn::functional {
@@ -50,18 +52,29 @@ DimVector normalized_dims(const Tensor& input, IntArrayRef normalized_shape, con
 
 bool is_low_precision(ScalarType t) { return t == kHalf || t == kBFloat16; }
 
-// The fused kernels take one dtype for input, weight and bias, on the CPU.
+// The fused kernels take one dtype and one device for input, weight and bias, and exist only
+// where a backend registered both directions for that dtype.
 bool fusable(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   auto same = [&](const Tensor& t) {
-    return !t.defined() || (t.dtype() == input.dtype() && t.is_cpu());
+    return !t.defined() || (t.dtype() == input.dtype() && t.device() == input.device());
   };
-  return input.is_cpu() && same(weight) && same(bias);
+  const DeviceType dev = input.device().type();
+  return same(weight) && same(bias) && supports(OpId::layer_norm, dev, input.dtype()) &&
+         supports(OpId::layer_norm_backward, dev, input.dtype());
 }
+
+void* norm_operand(const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
+
+// The rows, their length and which norm: what both directions of a fused call share.
+struct NormRows {
+  int64_t rows = 0, d = 0;
+  bool rms = false;
+};
 
 // The backward of a row normalisation written with differentiable ops, for create_graph (double
 // backward): statistics are recomputed from x so their own dependence on x is recorded too.
 autograd::Grads composite_backward(const Tensor& grad, const Tensor& x, const Tensor& w,
-                                   const Tensor& b, const kernels::RowNormShape& s, double eps,
+                                   const Tensor& b, const NormRows& s, double eps,
                                    autograd::NeedsGrad needs) {
   const bool low = is_low_precision(x.dtype());
   auto rows = [&](const Tensor& t) {
@@ -91,22 +104,33 @@ autograd::Grads composite_backward(const Tensor& grad, const Tensor& x, const Te
   return out;
 }
 
-// layer_norm / rms_norm through the fused CPU kernels, recording their fused backward.
+// layer_norm / rms_norm through the input device's fused kernels, recording their fused backward.
 Tensor fused_row_norm(const char* node, const Tensor& input, const Tensor& weight,
                       const Tensor& bias, int64_t d, double eps, bool rms) {
   autograd::OpRecording rec(input, weight, bias);
   const Tensor x = input.contiguous();
   const Tensor w = weight.defined() ? weight.contiguous() : Tensor();
   const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
-  const kernels::RowNormShape s{d == 0 ? 0 : x.numel() / d, d, rms};
-  const TensorOptions stat = TensorOptions().dtype(kernels::row_norm_stat_dtype(x.dtype()));
+  const NormRows s{d == 0 ? 0 : x.numel() / d, d, rms};
+  const DeviceType dev = x.device().type();
+  const TensorOptions stat = x.options().dtype(row_norm_stat_dtype(x.dtype()));
   Tensor y = empty(x.sizes(), x.options());
   Tensor rstd = empty({s.rows}, stat);
   Tensor mean = rms ? Tensor() : empty({s.rows}, stat);
-  if (y.numel() > 0)
-    kernels::cpu_row_norm_forward(x.dtype(), s, x.data_ptr(), w.defined() ? w.data_ptr() : nullptr,
-                                  b.defined() ? b.data_ptr() : nullptr, eps, y.data_ptr(),
-                                  rms ? nullptr : mean.data_ptr(), rstd.data_ptr());
+  if (y.numel() > 0) {
+    RowNormParams p;
+    p.rows = s.rows;
+    p.d = s.d;
+    p.rms = rms;
+    p.eps = eps;
+    p.x = x.data_ptr();
+    p.w = norm_operand(w);
+    p.b = norm_operand(b);
+    p.y = y.data_ptr();
+    p.mean = norm_operand(mean);
+    p.rstd = rstd.data_ptr();
+    get_kernel<OpId::layer_norm>(dev, x.dtype())(x.dtype(), p);
+  }
   if (rec)
     autograd::record(
         node, y, autograd::edges_of(input, weight, bias),
@@ -124,10 +148,19 @@ Tensor fused_row_norm(const char* node, const Tensor& input, const Tensor& weigh
               if (out[i].defined()) out[i].zero_();
             return out;
           }
-          auto ptr = [](const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; };
-          kernels::cpu_row_norm_backward(xs.dtype(), s, g.data_ptr(), xs.data_ptr(), ptr(ws),
-                                         ptr(mean), rstd.data_ptr(), ptr(out[0]), ptr(out[1]),
-                                         ptr(out[2]));
+          RowNormBackwardParams p;
+          p.rows = s.rows;
+          p.d = s.d;
+          p.rms = s.rms;
+          p.grad = g.data_ptr();
+          p.x = xs.data_ptr();
+          p.w = norm_operand(ws);
+          p.mean = norm_operand(mean);
+          p.rstd = rstd.data_ptr();
+          p.dx = norm_operand(out[0]);
+          p.dw = norm_operand(out[1]);
+          p.db = norm_operand(out[2]);
+          get_kernel<OpId::layer_norm_backward>(xs.device().type(), xs.dtype())(xs.dtype(), p);
           return out;
         });
   return y;

@@ -1,11 +1,12 @@
-// The LAPACK routines ember::linalg uses, from OpenBLAS (which ships reference LAPACK, built with
-// gfortran, and its own faster getrf/potrf): float/double overloads over the Fortran symbols, so
-// the decompositions are written once as templates. Debian's OpenBLAS has neither lapack.h nor
-// LAPACKE, hence the declarations here. Fortran ABI: every argument by pointer, 32-bit integers
-// (OpenBLAS's LP64 build), and one hidden length per CHARACTER argument, passed last.
+// The LAPACK routines behind ember::linalg's CPU kernels (lapack_kernels.cpp), from OpenBLAS
+// (which ships reference LAPACK, built with gfortran, and its own faster getrf/potrf):
+// float/double overloads over the Fortran symbols, so each kernel is written once as a template.
+// Debian's OpenBLAS has neither lapack.h nor LAPACKE, hence the declarations here. Fortran ABI:
+// every argument by pointer, 32-bit integers (OpenBLAS's LP64 build), and one hidden length per
+// CHARACTER argument, passed last.
 //
-// Matrices are column-major with a leading dimension, as LAPACK wants them; callers copy
-// Ember's row-major matrices in and out (O(n²) against the O(n³) factorisation).
+// Matrices are column-major with a leading dimension, as LAPACK wants them (the ops lay them out
+// so, kernels/common/lapack_params.h).
 #pragma once
 
 #include <cstddef>
