@@ -23,6 +23,14 @@ decltype(auto) visit_dtype(ScalarType t, F&& f) {
   }
 }
 
+/// Calls f(T{}) with T float or double: the dtypes of the LAPACK routines (callers have checked
+/// that t is float32 or float64).
+template <class F>
+decltype(auto) visit_float_or_double(ScalarType t, F&& f) {
+  if (t == ScalarType::Double) return f(double{});
+  return f(float{});
+}
+
 template <class T>
 constexpr bool is_float_type_v =
     std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;

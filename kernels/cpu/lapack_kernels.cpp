@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "kernels/common/visit.h"
 #include "kernels/cpu/lapack.h"
 #include "kernels/cpu/lapack_workspace.h"
 #include "src/core/check.h"
@@ -22,15 +23,6 @@ namespace {
 
 // The ops check every row and column count against INT_MAX (LP64 LAPACK) before dispatch.
 int lapack_int(int64_t v) { return static_cast<int>(v); }
-
-// Runs f(T{}) for float32 or float64, the dtypes the slots are registered for.
-template <class F>
-void visit_real(ScalarType t, F&& f) {
-  if (t == kDouble)
-    f(double{});
-  else
-    f(float{});
-}
 
 template <class T>
 int workspace_or_throw(const char* op, T query, int64_t minimum, int64_t headroom = 0) {
@@ -172,25 +164,25 @@ void eigh(const EighParams& p) {
 }  // namespace
 
 void lapack_lu_factor(ScalarType dtype, const LuFactorParams& p) {
-  visit_real(dtype, [&](auto tag) { lu_factor<decltype(tag)>(p); });
+  visit_float_or_double(dtype, [&](auto tag) { lu_factor<decltype(tag)>(p); });
 }
 void lapack_lu_solve(ScalarType dtype, const LuSolveParams& p) {
-  visit_real(dtype, [&](auto tag) { lu_solve<decltype(tag)>(p); });
+  visit_float_or_double(dtype, [&](auto tag) { lu_solve<decltype(tag)>(p); });
 }
 void lapack_cholesky(ScalarType dtype, const CholeskyParams& p) {
-  visit_real(dtype, [&](auto tag) { cholesky<decltype(tag)>(p); });
+  visit_float_or_double(dtype, [&](auto tag) { cholesky<decltype(tag)>(p); });
 }
 void lapack_geqrf(ScalarType dtype, const QrFactorParams& p) {
-  visit_real(dtype, [&](auto tag) { geqrf<decltype(tag)>(p); });
+  visit_float_or_double(dtype, [&](auto tag) { geqrf<decltype(tag)>(p); });
 }
 void lapack_orgqr(ScalarType dtype, const QrOrgqrParams& p) {
-  visit_real(dtype, [&](auto tag) { orgqr<decltype(tag)>(p); });
+  visit_float_or_double(dtype, [&](auto tag) { orgqr<decltype(tag)>(p); });
 }
 void lapack_svd(ScalarType dtype, const SvdParams& p) {
-  visit_real(dtype, [&](auto tag) { svd<decltype(tag)>(p); });
+  visit_float_or_double(dtype, [&](auto tag) { svd<decltype(tag)>(p); });
 }
 void lapack_eigh(ScalarType dtype, const EighParams& p) {
-  visit_real(dtype, [&](auto tag) { eigh<decltype(tag)>(p); });
+  visit_float_or_double(dtype, [&](auto tag) { eigh<decltype(tag)>(p); });
 }
 
 }  // namespace ember::cpu

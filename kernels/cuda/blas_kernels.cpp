@@ -17,6 +17,7 @@
 #include "kernels/common/elementwise_loop.h"
 #include "kernels/common/gemm_params.h"
 #include "kernels/cuda/context.h"
+#include "kernels/cuda/handle_pool.h"
 #include "src/core/check.h"
 #include "src/dispatch/dispatch.h"
 
@@ -33,46 +34,9 @@ namespace {
                  static_cast<int>(ember_cublas_status_), __FILE__, __LINE__); \
   } while (0)
 
-constexpr int kMaxDevices = 128;
-
-// Handles: creating one costs milliseconds and allocates device memory, so each (thread, device)
-// keeps one for its lifetime. cuBLAS handles must not be used by two threads at once, hence one
-// per thread; a thread that exits returns its handles to a pool that the next thread draws from,
-// so thread churn does not leak them. The pool is never destroyed (handles outlive main).
-struct HandlePool {
-  std::mutex mutex;
-  std::vector<cublasHandle_t> free[kMaxDevices];
-};
-HandlePool& pool() {
-  static auto* p = new HandlePool();
-  return *p;
-}
-
-struct ThreadHandles {
-  cublasHandle_t handle[kMaxDevices] = {};
-  ~ThreadHandles() {
-    HandlePool& p = pool();
-    std::lock_guard<std::mutex> lock(p.mutex);
-    for (int d = 0; d < kMaxDevices; ++d)
-      if (handle[d]) p.free[d].push_back(handle[d]);
-  }
-};
-
 cublasHandle_t handle_for_current_device() {
-  thread_local ThreadHandles mine;
-  const int dev = current_device();
-  cublasHandle_t& h = mine.handle[dev];
-  if (EMBER_UNLIKELY(h == nullptr)) {
-    {
-      HandlePool& p = pool();
-      std::lock_guard<std::mutex> lock(p.mutex);
-      if (!p.free[dev].empty()) {
-        h = p.free[dev].back();
-        p.free[dev].pop_back();
-      }
-    }
-    if (h == nullptr) EMBER_CUBLAS_CHECK(cublasCreate(&h));
-  }
+  cublasHandle_t h = thread_handle<cublasHandle_t>(
+      current_device(), [](cublasHandle_t* out) { EMBER_CUBLAS_CHECK(cublasCreate(out)); });
   EMBER_CUBLAS_CHECK(cublasSetStream(h, current_stream()));
   return h;
 }

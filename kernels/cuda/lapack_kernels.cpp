@@ -20,8 +20,10 @@
 #include "ember/core/storage.h"
 #include "kernels/common/elementwise_loop.h"
 #include "kernels/common/lapack_params.h"
+#include "kernels/common/visit.h"
 #include "kernels/cuda/context.h"
 #include "kernels/cuda/cusolver_api.h"
+#include "kernels/cuda/handle_pool.h"
 #include "src/core/check.h"
 #include "src/dispatch/dispatch.h"
 
@@ -65,46 +67,10 @@ void check(cusolverStatus_t status, const char* op, const char* routine) {
   check_status(status, op, routine, cusolver::type_letter<T>());
 }
 
-constexpr int kMaxDevices = 128;
-
-// Handles: creating one costs milliseconds and allocates device memory, so each (thread, device)
-// keeps one for its lifetime; a handle must not be used by two threads at once. A thread that
-// exits returns its handles to a pool the next thread draws from (never destroyed: handles
-// outlive main).
-struct HandlePool {
-  std::mutex mutex;
-  std::vector<cusolverDnHandle_t> free[kMaxDevices];
-};
-HandlePool& pool() {
-  static auto* p = new HandlePool();
-  return *p;
-}
-
-struct ThreadHandles {
-  cusolverDnHandle_t handle[kMaxDevices] = {};
-  ~ThreadHandles() {
-    HandlePool& p = pool();
-    std::lock_guard<std::mutex> lock(p.mutex);
-    for (int d = 0; d < kMaxDevices; ++d)
-      if (handle[d]) p.free[d].push_back(handle[d]);
-  }
-};
-
 cusolverDnHandle_t handle_for_current_device(const char* op) {
-  thread_local ThreadHandles mine;
-  const int dev = current_device();
-  cusolverDnHandle_t& h = mine.handle[dev];
-  if (EMBER_UNLIKELY(h == nullptr)) {
-    {
-      HandlePool& p = pool();
-      std::lock_guard<std::mutex> lock(p.mutex);
-      if (!p.free[dev].empty()) {
-        h = p.free[dev].back();
-        p.free[dev].pop_back();
-      }
-    }
-    if (h == nullptr) check_status(cusolverDnCreate(&h), op, "Create");
-  }
+  cusolverDnHandle_t h = thread_handle<cusolverDnHandle_t>(
+      current_device(),
+      [op](cusolverDnHandle_t* out) { check_status(cusolverDnCreate(out), op, "Create"); });
   check_status(cusolverDnSetStream(h, current_stream()), op, "SetStream");
   return h;
 }
@@ -390,35 +356,26 @@ void eigh(const EighParams& p) {
   scope.finish();
 }
 
-// Runs f(T{}) for float32 or float64, the dtypes the slots are registered for.
-template <class F>
-void visit_real(ScalarType t, F&& f) {
-  if (t == kDouble)
-    f(double{});
-  else
-    f(float{});
-}
-
 void cuda_lu_factor(ScalarType dtype, const LuFactorParams& p) {
-  visit_real(dtype, [&](auto tag) { lu_factor<decltype(tag)>(p); });
+  visit_float_or_double(dtype, [&](auto tag) { lu_factor<decltype(tag)>(p); });
 }
 void cuda_lu_solve(ScalarType dtype, const LuSolveParams& p) {
-  visit_real(dtype, [&](auto tag) { lu_solve<decltype(tag)>(p); });
+  visit_float_or_double(dtype, [&](auto tag) { lu_solve<decltype(tag)>(p); });
 }
 void cuda_cholesky(ScalarType dtype, const CholeskyParams& p) {
-  visit_real(dtype, [&](auto tag) { cholesky<decltype(tag)>(p); });
+  visit_float_or_double(dtype, [&](auto tag) { cholesky<decltype(tag)>(p); });
 }
 void cuda_geqrf(ScalarType dtype, const QrFactorParams& p) {
-  visit_real(dtype, [&](auto tag) { geqrf<decltype(tag)>(p); });
+  visit_float_or_double(dtype, [&](auto tag) { geqrf<decltype(tag)>(p); });
 }
 void cuda_orgqr(ScalarType dtype, const QrOrgqrParams& p) {
-  visit_real(dtype, [&](auto tag) { orgqr<decltype(tag)>(p); });
+  visit_float_or_double(dtype, [&](auto tag) { orgqr<decltype(tag)>(p); });
 }
 void cuda_svd(ScalarType dtype, const SvdParams& p) {
-  visit_real(dtype, [&](auto tag) { svd<decltype(tag)>(dtype, p); });
+  visit_float_or_double(dtype, [&](auto tag) { svd<decltype(tag)>(dtype, p); });
 }
 void cuda_eigh(ScalarType dtype, const EighParams& p) {
-  visit_real(dtype, [&](auto tag) { eigh<decltype(tag)>(p); });
+  visit_float_or_double(dtype, [&](auto tag) { eigh<decltype(tag)>(p); });
 }
 
 }  // namespace

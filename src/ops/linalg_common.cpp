@@ -11,18 +11,10 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/reduction.h"
+#include "kernels/common/visit.h"
 
 namespace ember::linalg::detail {
 namespace {
-
-// Runs f(T{}) for the dtypes the LAPACK ops take.
-template <class F>
-void visit_real(ScalarType t, F&& f) {
-  if (t == kDouble)
-    f(double{});
-  else
-    f(float{});
-}
 
 // Calls f(offset) for every element of a tensor of `sizes` and element `strides`, in row-major
 // order.
@@ -69,7 +61,8 @@ Tensor packed_copy(const Tensor& src) {
     out.copy_(src);
     return out;
   }
-  visit_real(src.dtype(), [&](auto tag) { copy_to(src, out.data_ptr<decltype(tag)>()); });
+  visit_float_or_double(src.dtype(),
+                        [&](auto tag) { copy_to(src, out.data_ptr<decltype(tag)>()); });
   return out;
 }
 
@@ -83,7 +76,7 @@ Tensor column_major(const Tensor& A, int64_t width) {
   }
   if (w == n) return packed_copy(A.mT());
   Tensor out = empty({count, w, m}, A.options());
-  visit_real(A.dtype(), [&](auto tag) {
+  visit_float_or_double(A.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* dst = out.data_ptr<T>();
     for (int64_t b = 0; b < count; ++b) {
@@ -113,7 +106,7 @@ Tensor from_column_major(const Tensor& cm, int64_t rows, int64_t cols, char uplo
   }
   const int64_t count = cm.size(0);
   Tensor out = empty({count, rows, cols}, cm.options());
-  visit_real(cm.dtype(), [&](auto tag) {
+  visit_float_or_double(cm.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* src = cm.data_ptr<T>();
     T* dst = out.data_ptr<T>();
@@ -143,7 +136,7 @@ FiniteMask finite_mask(const Tensor& t, char uplo) {
   std::vector<uint8_t> ok(static_cast<size_t>(count), 1);
   if (count == 0 || r == 0 || c == 0) return finite_mask_from(std::move(ok), t.device());
   if (t.is_cpu()) {
-    visit_real(t.dtype(), [&](auto tag) {
+    visit_float_or_double(t.dtype(), [&](auto tag) {
       using T = decltype(tag);
       const T* p = t.data_ptr<T>();
       const int64_t s0 = t.stride(0), s1 = t.stride(1), s2 = t.stride(2);
