@@ -51,6 +51,10 @@ Tensor triangle_mask(int64_t rows, int64_t cols, char uplo, Device device) {
 template <class T>
 void copy_to(const Tensor& src, T* dst) {
   const T* s = src.data_ptr<T>();
+  if (src.is_contiguous()) {  // the common case, one block copy (small matrices pay per element)
+    std::copy(s, s + src.numel(), dst);
+    return;
+  }
   for_each_offset(src.sizes(), src.strides(), [&](int64_t off) { *dst++ = s[off]; });
 }
 }  // namespace
@@ -87,6 +91,18 @@ Tensor column_major(const Tensor& A, int64_t width) {
   return out;
 }
 
+Tensor identity_batch(int64_t count, int64_t n, const TensorOptions& options) {
+  if (options.device().type() != kCPU) return eye(n, options).expand({count, n, n}).contiguous();
+  Tensor out = zeros({count, n, n}, options);
+  visit_float_or_double(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = out.data_ptr<T>();
+    for (int64_t b = 0; b < count; ++b)
+      for (int64_t i = 0; i < n; ++i) p[(b * n + i) * n + i] = T(1);
+  });
+  return out;
+}
+
 LapackMatrices matrices_of(const Tensor& cm, int64_t cols) {
   LapackMatrices M;
   M.data = cm.data_ptr();
@@ -111,12 +127,16 @@ Tensor from_column_major(const Tensor& cm, int64_t rows, int64_t cols, char uplo
     const T* src = cm.data_ptr<T>();
     T* dst = out.data_ptr<T>();
     const int64_t bs = cm.stride(0), cs = cm.stride(1), rs = cm.stride(2);
+    // Row i keeps columns [j0, j1) (the triangle) and zeroes the rest: no test per element.
     for (int64_t b = 0; b < count; ++b)
-      for (int64_t i = 0; i < rows; ++i)
-        for (int64_t j = 0; j < cols; ++j) {
-          const bool keep = uplo == 'U' ? i <= j : uplo == 'L' ? j <= i : true;
-          *dst++ = keep ? src[b * bs + i * rs + j * cs] : T(0);
-        }
+      for (int64_t i = 0; i < rows; ++i) {
+        const T* row = src + b * bs + i * rs;
+        const int64_t j0 = uplo == 'U' ? std::min(i, cols) : 0;
+        const int64_t j1 = uplo == 'L' ? std::min(i + 1, cols) : cols;
+        dst = std::fill_n(dst, j0, T(0));
+        for (int64_t j = j0; j < j1; ++j) *dst++ = row[j * cs];
+        dst = std::fill_n(dst, cols - j1, T(0));
+      }
   });
   return out;
 }

@@ -96,6 +96,10 @@ inline std::string batch_prefix(int64_t b, bool batched) {
 /// A fresh contiguous copy of `src` (any strides: an expanded or transposed view).
 Tensor packed_copy(const Tensor& src);
 
+/// `count` n x n identity matrices, (count, n, n) contiguous (the same read either way round):
+/// the right-hand side inv solves for.
+Tensor identity_batch(int64_t count, int64_t n, const TensorOptions& options);
+
 /// A fresh (count, max(n, width), m) tensor whose entry b holds matrix b of the (count, m, n)
 /// tensor A in column-major order (ld m): a row-major tensor read as column-major is its
 /// transpose. Columns past n (width > n: room for qr's complete Q) are zero.

@@ -94,7 +94,7 @@ Tensor inv_impl(const char* op, const Tensor& A, Tensor* info) {
                   "because the input matrix is singular.",
                   op, batch_prefix(b, batched), z);
     }
-    const Tensor x = packed_copy(eye(n, A.options()).expand({count, n, n}));  // I, then A⁻¹
+    const Tensor x = identity_batch(count, n, A.options());  // I, then A⁻¹
     lu_solve_in_place(op, solve, lu, pivots, x);
     out = with_nan(finite, from_column_major(x, n, n)).reshape(A.sizes());
   }
