@@ -101,6 +101,24 @@ std::vector<Op> module_ops() {
          if (c.chance(50)) opt.step();
          opt.zero_grad(c.chance(50));
        }},
+      {"adam_step",
+       [](Ctx& c) {
+         nn::Linear m(module_size(c), module_size(c));
+         const bool decoupled = c.chance(50);
+         const double wd = c.chance(30) ? 0.01 : 0.0;
+         const bool amsgrad = c.chance(30);
+         std::unique_ptr<optim::Optimizer> opt;
+         if (decoupled)
+           opt = std::make_unique<optim::AdamW>(
+               m->parameters(), optim::AdamWOptions(0.01).weight_decay(wd).amsgrad(amsgrad));
+         else
+           opt = std::make_unique<optim::Adam>(
+               m->parameters(), optim::AdamOptions(0.01).weight_decay(wd).amsgrad(amsgrad));
+         for (Tensor& p : m->parameters())
+           if (!c.chance(20)) p.mutable_grad() = c.chance(70) ? ones_like(p) : c.tensor();
+         opt->step();
+         if (c.chance(50)) opt->step();
+       }},
       {"sum_out",
        [](Ctx& c) {
          Tensor out = c.tensor();

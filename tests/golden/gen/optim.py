@@ -88,4 +88,62 @@ def gen_optim():
               [{"lr": 0.1, "momentum": 0.9}, {"lr": 0.01, "momentum": 0.5, "weight_decay": 0.1}])
     _sgd_case(fam, "momentum_float64", one, [{"lr": 0.1, "momentum": 0.9, "dampening": 0.2}],
               dtype=torch.float64)
+    _adam_cases(fam)
     return fam
+
+
+ADAM_OPTION_NAMES = ["lr", "beta1", "beta2", "eps", "weight_decay", "amsgrad", "maximize"]
+
+
+def _adam_case(fam, kind, variant, groups, group_opts, dtype=torch.float32):
+    """case adam/<variant> or adamw/<variant>: the SGD layout, with 7 sargs per group (lr, beta1,
+    beta2, eps, weight_decay, amsgrad, maximize)."""
+    name = f"{kind}/{variant}"
+    r = Rng(name)
+    params = [r.uniform(s, -1, 1, dtype) for s in SHAPES]
+    grads = [r.normal(s, dtype) for _ in range(NSTEPS) for s in SHAPES]
+    default_wd = 0.0 if kind == "adam" else 0.01
+    full = []
+    for o in group_opts:
+        f = {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": default_wd,
+             "amsgrad": False, "maximize": False}
+        f.update(o)
+        full.append(f)
+    sargs = []
+    for o in full:
+        sargs += [bool(o[k]) if k in ("amsgrad", "maximize") else float(o[k])
+                  for k in ADAM_OPTION_NAMES]
+    ps = [p.clone().requires_grad_() for p in params]
+    param_groups = []
+    for g, o in enumerate(full):
+        param_groups.append(dict(params=[p for p, gi in zip(ps, groups) if gi == g], lr=o["lr"],
+                                 betas=(o["beta1"], o["beta2"]), eps=o["eps"],
+                                 weight_decay=o["weight_decay"], amsgrad=o["amsgrad"],
+                                 maximize=o["maximize"]))
+    cls = torch.optim.Adam if kind == "adam" else torch.optim.AdamW
+    opt = cls(param_groups, foreach=False)
+    n = len(ps)
+    outs = []
+    for k in range(NSTEPS):
+        for i, p in enumerate(ps):
+            p.grad = grads[k * n + i].clone()
+        opt.step()
+        outs += [p.detach().clone() for p in ps]
+    desc = "; ".join(", ".join(f"{k}={o[k]}" for k in ADAM_OPTION_NAMES) for o in full)
+    fam.case(name, f"{kind}({desc})", params + grads, ref="outs", env={"outs": outs},
+             sargs=sargs, iargs=[len(SHAPES), NSTEPS], ilists=[groups])
+
+
+def _adam_cases(fam):
+    one = [0, 0, 0]
+    for kind in ("adam", "adamw"):
+        _adam_case(fam, kind, "plain", one, [{"lr": 0.01}])
+        _adam_case(fam, kind, "betas_eps", one,
+                   [{"lr": 0.05, "beta1": 0.5, "beta2": 0.9, "eps": 1e-3}])
+        _adam_case(fam, kind, "weight_decay", one, [{"lr": 0.02, "weight_decay": 0.1}])
+        _adam_case(fam, kind, "amsgrad", one, [{"lr": 0.02, "amsgrad": True, "weight_decay": 0.05}])
+        _adam_case(fam, kind, "maximize", one, [{"lr": 0.01, "maximize": True}])
+        _adam_case(fam, kind, "two_groups", [0, 1, 0],
+                   [{"lr": 0.01}, {"lr": 0.1, "beta1": 0.8, "amsgrad": True}])
+        _adam_case(fam, kind, "amsgrad_float64", one,
+                   [{"lr": 0.03, "amsgrad": True, "weight_decay": 0.02}], dtype=torch.float64)

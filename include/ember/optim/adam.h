@@ -1,0 +1,62 @@
+// Adam (Kingma & Ba), LibTorch's torch::optim::Adam with Python's torch.optim.Adam update rule
+// (1.13's single-tensor loop). Per parameter with a gradient g, at step t (counted from 1):
+//   g = -g                                              if maximize
+//   g = g + weight_decay * p                            if weight_decay != 0
+//   m = beta1 * m + (1 - beta1) * g
+//   v = beta2 * v + (1 - beta2) * g * g
+//   v_max = max(v_max, v), v = v_max                    if amsgrad
+//   p = p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
+#pragma once
+
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+#include "ember/core/arg.h"
+#include "ember/optim/optimizer.h"
+
+namespace ember::optim {
+
+/// Adam's options: AdamOptions(1e-3).betas(std::make_tuple(0.9, 0.999)).amsgrad(true).
+struct EMBER_API AdamOptions : public OptimizerCloneableOptions<AdamOptions> {
+  AdamOptions(double lr = 1e-3);  // NOLINT: implicit, as LibTorch's
+  using betas_t = std::tuple<double, double>;
+  EMBER_ARG(double, lr) = 1e-3;
+  EMBER_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
+  EMBER_ARG(double, eps) = 1e-8;
+  EMBER_ARG(double, weight_decay) = 0;
+  EMBER_ARG(bool, amsgrad) = false;
+  /// Ascend the objective instead (Python's maximize; LibTorch 1.13 lacks it).
+  EMBER_ARG(bool, maximize) = false;
+
+ public:
+  double get_lr() const override { return lr(); }
+  void set_lr(const double value) override { lr(value); }
+};
+/// Equal when every option is equal.
+EMBER_API bool operator==(const AdamOptions& lhs, const AdamOptions& rhs);
+
+/// Adam's per-parameter state: the step count and the moment estimates (max_exp_avg_sq only
+/// with amsgrad).
+struct EMBER_API AdamParamState : public OptimizerCloneableParamState<AdamParamState> {
+  EMBER_ARG(int64_t, step) = 0;
+  EMBER_ARG(Tensor, exp_avg);
+  EMBER_ARG(Tensor, exp_avg_sq);
+  EMBER_ARG(Tensor, max_exp_avg_sq) = {};
+};
+/// Equal when the steps are equal and each tensor is undefined in both or equal in both.
+EMBER_API bool operator==(const AdamParamState& lhs, const AdamParamState& rhs);
+
+/// The Adam optimizer. Construction checks the defaults (lr, eps, weight_decay >= 0, betas in
+/// [0, 1)); step() checks every group's options the same way.
+class EMBER_API Adam : public Optimizer {
+ public:
+  explicit Adam(std::vector<OptimizerParamGroup> param_groups, AdamOptions defaults = {});
+  explicit Adam(std::vector<Tensor> params, AdamOptions defaults = {});
+
+  /// One update of every parameter that has a gradient (the others are skipped). Runs under
+  /// NoGradGuard with in-place tensor ops.
+  Tensor step(LossClosure closure = nullptr) override;
+};
+
+}  // namespace ember::optim

@@ -1,0 +1,158 @@
+// Adam and AdamW (include/ember/optim/adam.h, adamw.h): one update loop, the two differing only
+// in where the weight decay goes (into the gradient, or decoupled onto the parameter).
+#include <cmath>
+#include <string>
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
+#include "ember/optim/adam.h"
+#include "ember/optim/adamw.h"
+#include "src/core/check.h"
+
+namespace ember::optim {
+
+AdamOptions::AdamOptions(double lr) : lr_(lr) {}
+AdamWOptions::AdamWOptions(double lr) : lr_(lr) {}
+
+namespace {
+
+template <class Options>
+bool options_equal(const Options& a, const Options& b) {
+  return a.lr() == b.lr() && a.betas() == b.betas() && a.eps() == b.eps() &&
+         a.weight_decay() == b.weight_decay() && a.amsgrad() == b.amsgrad() &&
+         a.maximize() == b.maximize();
+}
+
+bool same_tensor_state(const Tensor& a, const Tensor& b) {
+  if (!a.defined() || !b.defined()) return a.defined() == b.defined();
+  return a.sizes() == b.sizes() && a.equal(b);
+}
+
+template <class State>
+bool states_equal(const State& a, const State& b) {
+  return a.step() == b.step() && same_tensor_state(a.exp_avg(), b.exp_avg()) &&
+         same_tensor_state(a.exp_avg_sq(), b.exp_avg_sq()) &&
+         same_tensor_state(a.max_exp_avg_sq(), b.max_exp_avg_sq());
+}
+
+// Python's checks, in its order. `name` is "Adam" or "AdamW"; `where` says which options
+// ("defaults" or "param group 1").
+template <class Options>
+void check_options(const Options& o, const char* name, const std::string& where) {
+  const auto [beta1, beta2] = o.betas();
+  EMBER_CHECK_VALUE(o.lr() >= 0, "{}: Invalid learning rate: {} ({}). Hint: lr must be >= 0", name,
+                    o.lr(), where);
+  EMBER_CHECK_VALUE(o.eps() >= 0, "{}: Invalid epsilon value: {} ({}). Hint: eps must be >= 0",
+                    name, o.eps(), where);
+  EMBER_CHECK_VALUE(beta1 >= 0 && beta1 < 1,
+                    "{}: Invalid beta parameter at index 0: {} ({}). Hint: betas must be in "
+                    "[0, 1)",
+                    name, beta1, where);
+  EMBER_CHECK_VALUE(beta2 >= 0 && beta2 < 1,
+                    "{}: Invalid beta parameter at index 1: {} ({}). Hint: betas must be in "
+                    "[0, 1)",
+                    name, beta2, where);
+  EMBER_CHECK_VALUE(o.weight_decay() >= 0,
+                    "{}: Invalid weight_decay value: {} ({}). Hint: weight_decay must be >= 0",
+                    name, o.weight_decay(), where);
+}
+
+// One step over every group, as PyTorch 1.13's single-tensor loop: the same in-place ops in the
+// same order, so float32 trajectories agree to rounding. `decoupled`: AdamW's decay.
+template <class Options, class State>
+Tensor adam_step(Optimizer& opt, const Optimizer::LossClosure& closure, const char* name,
+                 bool decoupled) {
+  NoGradGuard no_grad;
+  Tensor loss;
+  if (closure) {
+    AutoGradMode enable_grad(true);  // the closure runs forward and backward
+    loss = closure();
+  }
+  std::vector<OptimizerParamGroup>& groups = opt.param_groups();
+  Optimizer::StateMap& states = opt.state();
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    auto& group = groups[gi];
+    const auto* options = dynamic_cast<const Options*>(&group.options());
+    EMBER_CHECK(options != nullptr,
+                "{}::step: param group {} does not hold {}Options. Hint: give {}'s param groups "
+                "{}Options (or none, to use the defaults)",
+                name, gi, name, name, name);
+    const Options& o = *options;
+    check_options(o, name, "param group " + std::to_string(gi));
+    const auto [beta1, beta2] = o.betas();
+    for (const Tensor& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      const Tensor grad = o.maximize() ? p.grad().neg() : p.grad();
+      auto it = states.find(p.unsafeGetTensorImpl());
+      if (it == states.end()) {
+        auto fresh = std::make_unique<State>();
+        fresh->exp_avg(zeros_like(p));
+        fresh->exp_avg_sq(zeros_like(p));
+        if (o.amsgrad()) fresh->max_exp_avg_sq(zeros_like(p));
+        it = states.emplace(p.unsafeGetTensorImpl(), std::move(fresh)).first;
+      }
+      State& s = static_cast<State&>(*it->second);
+      s.step(s.step() + 1);
+      Tensor g = grad;
+      if (decoupled)
+        p.mul_(1 - o.lr() * o.weight_decay());
+      else if (o.weight_decay() != 0)
+        g = g.add(p, o.weight_decay());
+      s.exp_avg().mul_(beta1).add_(g, 1 - beta1);
+      s.exp_avg_sq().mul_(beta2).addcmul_(g, g, 1 - beta2);
+      const double step = static_cast<double>(s.step());
+      const double bias_correction1 = 1 - std::pow(beta1, step);
+      const double bias_correction2_sqrt = std::sqrt(1 - std::pow(beta2, step));
+      Tensor second = s.exp_avg_sq();
+      if (o.amsgrad()) {
+        // A state from before amsgrad was switched on has no running maximum yet.
+        if (!s.max_exp_avg_sq().defined()) s.max_exp_avg_sq(zeros_like(p));
+        s.max_exp_avg_sq().copy_(maximum(s.max_exp_avg_sq(), s.exp_avg_sq()));
+        second = s.max_exp_avg_sq();
+      }
+      const Tensor denom = (second.sqrt() / bias_correction2_sqrt).add_(o.eps());
+      p.addcdiv_(s.exp_avg(), denom, -(o.lr() / bias_correction1));
+    }
+  }
+  return loss;
+}
+
+}  // namespace
+
+bool operator==(const AdamOptions& lhs, const AdamOptions& rhs) { return options_equal(lhs, rhs); }
+bool operator==(const AdamWOptions& lhs, const AdamWOptions& rhs) {
+  return options_equal(lhs, rhs);
+}
+bool operator==(const AdamParamState& lhs, const AdamParamState& rhs) {
+  return states_equal(lhs, rhs);
+}
+bool operator==(const AdamWParamState& lhs, const AdamWParamState& rhs) {
+  return states_equal(lhs, rhs);
+}
+
+Adam::Adam(std::vector<OptimizerParamGroup> param_groups, AdamOptions defaults)
+    : Optimizer(std::move(param_groups), std::make_unique<AdamOptions>(defaults)) {
+  check_options(defaults, "Adam", "defaults");
+}
+Adam::Adam(std::vector<Tensor> params, AdamOptions defaults)
+    : Adam(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))},
+           std::move(defaults)) {}
+Tensor Adam::step(LossClosure closure) {
+  return adam_step<AdamOptions, AdamParamState>(*this, closure, "Adam",
+                                                /*decoupled=*/false);
+}
+
+AdamW::AdamW(std::vector<OptimizerParamGroup> param_groups, AdamWOptions defaults)
+    : Optimizer(std::move(param_groups), std::make_unique<AdamWOptions>(defaults)) {
+  check_options(defaults, "AdamW", "defaults");
+}
+AdamW::AdamW(std::vector<Tensor> params, AdamWOptions defaults)
+    : AdamW(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))},
+            std::move(defaults)) {}
+Tensor AdamW::step(LossClosure closure) {
+  return adam_step<AdamWOptions, AdamWParamState>(*this, closure, "AdamW",
+                                                  /*decoupled=*/true);
+}
+
+}  // namespace ember::optim
