@@ -9,6 +9,7 @@
 #include "ember/optim/adam.h"
 #include "ember/optim/adamw.h"
 #include "src/core/check.h"
+#include "src/optim/update_common.h"
 
 namespace ember::optim {
 
@@ -24,16 +25,11 @@ bool options_equal(const Options& a, const Options& b) {
          a.maximize() == b.maximize();
 }
 
-bool same_tensor_state(const Tensor& a, const Tensor& b) {
-  if (!a.defined() || !b.defined()) return a.defined() == b.defined();
-  return a.sizes() == b.sizes() && a.equal(b);
-}
-
 template <class State>
 bool states_equal(const State& a, const State& b) {
-  return a.step() == b.step() && same_tensor_state(a.exp_avg(), b.exp_avg()) &&
-         same_tensor_state(a.exp_avg_sq(), b.exp_avg_sq()) &&
-         same_tensor_state(a.max_exp_avg_sq(), b.max_exp_avg_sq());
+  return a.step() == b.step() && detail::same_tensor_state(a.exp_avg(), b.exp_avg()) &&
+         detail::same_tensor_state(a.exp_avg_sq(), b.exp_avg_sq()) &&
+         detail::same_tensor_state(a.max_exp_avg_sq(), b.max_exp_avg_sq());
 }
 
 // Python's checks, in its order. `name` is "Adam" or "AdamW"; `where` says which options
@@ -64,21 +60,13 @@ template <class Options, class State>
 Tensor adam_step(Optimizer& opt, const Optimizer::LossClosure& closure, const char* name,
                  bool decoupled) {
   NoGradGuard no_grad;
-  Tensor loss;
-  if (closure) {
-    AutoGradMode enable_grad(true);  // the closure runs forward and backward
-    loss = closure();
-  }
+  const Tensor loss = detail::run_closure(closure);
   std::vector<OptimizerParamGroup>& groups = opt.param_groups();
   Optimizer::StateMap& states = opt.state();
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     auto& group = groups[gi];
-    const auto* options = dynamic_cast<const Options*>(&group.options());
-    EMBER_CHECK(options != nullptr,
-                "{}::step: param group {} does not hold {}Options. Hint: give {}'s param groups "
-                "{}Options (or none, to use the defaults)",
-                name, gi, name, name, name);
-    const Options& o = *options;
+    const Options& o =
+        detail::group_options<Options>(group, gi, name, decoupled ? "AdamWOptions" : "AdamOptions");
     check_options(o, name, "param group " + std::to_string(gi));
     const auto [beta1, beta2] = o.betas();
     for (const Tensor& p : group.params()) {

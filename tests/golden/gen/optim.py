@@ -89,6 +89,7 @@ def gen_optim():
     _sgd_case(fam, "momentum_float64", one, [{"lr": 0.1, "momentum": 0.9, "dampening": 0.2}],
               dtype=torch.float64)
     _adam_cases(fam)
+    _rmsprop_adagrad_cases(fam)
     return fam
 
 
@@ -147,3 +148,76 @@ def _adam_cases(fam):
                    [{"lr": 0.01}, {"lr": 0.1, "beta1": 0.8, "amsgrad": True}])
         _adam_case(fam, kind, "amsgrad_float64", one,
                    [{"lr": 0.03, "amsgrad": True, "weight_decay": 0.02}], dtype=torch.float64)
+
+
+# Option names in sarg order, and defaults, of the optimizers whose torch kwargs are these names.
+KWARG_OPTIMIZERS = {
+    "rmsprop": (torch.optim.RMSprop, ["lr", "alpha", "eps", "weight_decay", "momentum", "centered",
+                                      "maximize"],
+                {"lr": 1e-2, "alpha": 0.99, "eps": 1e-8, "weight_decay": 0.0, "momentum": 0.0,
+                 "centered": False, "maximize": False}),
+    "adagrad": (torch.optim.Adagrad, ["lr", "lr_decay", "weight_decay",
+                                      "initial_accumulator_value", "eps", "maximize"],
+                {"lr": 1e-2, "lr_decay": 0.0, "weight_decay": 0.0,
+                 "initial_accumulator_value": 0.0, "eps": 1e-10, "maximize": False}),
+}
+
+
+def _kwarg_case(fam, kind, variant, groups, group_opts, dtype=torch.float32):
+    """case <kind>/<variant>: the SGD layout, with len(names) sargs per group in KWARG_OPTIMIZERS'
+    order (booleans as 0/1)."""
+    cls, names, defaults = KWARG_OPTIMIZERS[kind]
+    name = f"{kind}/{variant}"
+    r = Rng(name)
+    params = [r.uniform(s, -1, 1, dtype) for s in SHAPES]
+    grads = [r.normal(s, dtype) for _ in range(NSTEPS) for s in SHAPES]
+    full = [dict(defaults, **o) for o in group_opts]
+    sargs = []
+    for o in full:
+        sargs += [o[k] if isinstance(o[k], bool) else float(o[k]) for k in names]
+    ps = [p.clone().requires_grad_() for p in params]
+    param_groups = [dict(params=[p for p, gi in zip(ps, groups) if gi == g], **o)
+                    for g, o in enumerate(full)]
+    # Adagrad fills every state's sum at construction from the constructor's
+    # initial_accumulator_value (group 0's here, Ember's defaults), not the group's: so do
+    # LibTorch and Ember.
+    extra = ({"initial_accumulator_value": full[0]["initial_accumulator_value"]}
+             if kind == "adagrad" else {})
+    opt = cls(param_groups, foreach=False, **extra)
+    n = len(ps)
+    outs = []
+    for k in range(NSTEPS):
+        for i, p in enumerate(ps):
+            p.grad = grads[k * n + i].clone()
+        opt.step()
+        outs += [p.detach().clone() for p in ps]
+    desc = "; ".join(", ".join(f"{k}={o[k]}" for k in names) for o in full)
+    fam.case(name, f"{kind}({desc})", params + grads, ref="outs", env={"outs": outs},
+             sargs=sargs, iargs=[len(SHAPES), NSTEPS], ilists=[groups])
+
+
+def _rmsprop_adagrad_cases(fam):
+    one = [0, 0, 0]
+    _kwarg_case(fam, "rmsprop", "plain", one, [{"lr": 0.01}])
+    _kwarg_case(fam, "rmsprop", "alpha_eps_decay", one,
+                [{"lr": 0.02, "alpha": 0.9, "eps": 1e-3, "weight_decay": 0.1}])
+    _kwarg_case(fam, "rmsprop", "momentum", one, [{"lr": 0.01, "momentum": 0.9}])
+    _kwarg_case(fam, "rmsprop", "centered_momentum", one,
+                [{"lr": 0.01, "momentum": 0.5, "centered": True}])
+    _kwarg_case(fam, "rmsprop", "maximize_centered", one,
+                [{"lr": 0.01, "centered": True, "maximize": True}])
+    _kwarg_case(fam, "rmsprop", "two_groups", [0, 1, 0],
+                [{"lr": 0.01}, {"lr": 0.05, "momentum": 0.9, "centered": True}])
+    _kwarg_case(fam, "rmsprop", "centered_float64", one,
+                [{"lr": 0.01, "momentum": 0.3, "centered": True, "weight_decay": 0.01}],
+                dtype=torch.float64)
+    _kwarg_case(fam, "adagrad", "plain", one, [{"lr": 0.1}])
+    _kwarg_case(fam, "adagrad", "lr_decay_initial", one,
+                [{"lr": 0.1, "lr_decay": 0.5, "initial_accumulator_value": 0.3}])
+    _kwarg_case(fam, "adagrad", "weight_decay_eps", one,
+                [{"lr": 0.05, "weight_decay": 0.2, "eps": 1e-2}])
+    _kwarg_case(fam, "adagrad", "maximize", one, [{"lr": 0.1, "maximize": True}])
+    _kwarg_case(fam, "adagrad", "two_groups", [0, 1, 0],
+                [{"lr": 0.1}, {"lr": 0.3, "lr_decay": 0.1, "initial_accumulator_value": 1.0}])
+    _kwarg_case(fam, "adagrad", "float64", one,
+                [{"lr": 0.1, "lr_decay": 0.01, "weight_decay": 0.05}], dtype=torch.float64)
