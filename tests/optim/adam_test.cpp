@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "tests/optim/optim_golden.h"
 #include "tests/support/expect_error.h"
-#include "tests/support/golden.h"
 
 using namespace ember;
 using namespace ember::optim;
@@ -21,56 +21,16 @@ namespace {
 
 using ember_test::expect_error;
 
-// Group g's options from sargs 7g .. 7g+6 (lr, beta1, beta2, eps, weight_decay, amsgrad,
-// maximize: the layout of gen/optim.py).
+// One group's options from its 7 sargs (lr, beta1, beta2, eps, weight_decay, amsgrad, maximize:
+// the layout of gen/optim.py).
 template <class Options>
-Options options_of(const GoldenCase& c, size_t g) {
-  const double* s = c.scalars.data() + 7 * g;
+Options adam_options(const double* s) {
   return Options(s[0])
       .betas(std::make_tuple(s[1], s[2]))
       .eps(s[3])
       .weight_decay(s[4])
       .amsgrad(s[5] != 0)
       .maximize(s[6] != 0);
-}
-
-// Runs every golden case of `kind` ("adam" or "adamw") through Opt; returns how many ran.
-template <class Opt, class Options>
-int check_trajectories(const std::string& kind) {
-  int checked = 0;
-  for (const GoldenCase& c : load_golden("optim")) {
-    if (c.op() != kind) continue;
-    SCOPED_TRACE(c.location + " " + c.name + ": " + c.call);
-    const auto nparam = static_cast<size_t>(c.ints.at(0));
-    const auto nsteps = static_cast<size_t>(c.ints.at(1));
-    const std::vector<int64_t>& group_of = c.int_lists.at(0);
-    const size_t ngroups = c.scalars.size() / 7;
-    EXPECT_EQ(c.args.size(), nparam * (nsteps + 1));
-    EXPECT_EQ(c.outs.size(), nparam * nsteps);
-
-    std::vector<Tensor> params;
-    for (size_t i = 0; i < nparam; ++i) params.push_back(c.args[i].clone().requires_grad_());
-    std::vector<OptimizerParamGroup> groups;
-    for (size_t g = 0; g < ngroups; ++g) {
-      std::vector<Tensor> members;
-      for (size_t i = 0; i < nparam; ++i)
-        if (static_cast<size_t>(group_of[i]) == g) members.push_back(params[i]);
-      groups.emplace_back(members, std::make_unique<Options>(options_of<Options>(c, g)));
-    }
-    Opt opt(groups, options_of<Options>(c, 0));
-    const bool dbl = c.args[0].dtype() == kDouble;
-    for (size_t k = 0; k < nsteps; ++k) {
-      for (size_t i = 0; i < nparam; ++i)
-        params[i].mutable_grad() = c.args[nparam + k * nparam + i].clone();
-      opt.step();
-      for (size_t i = 0; i < nparam; ++i)
-        expect_close(params[i].detach(), c.outs[k * nparam + i], dbl ? 1e-14 : 2e-6,
-                     dbl ? 1e-16 : 1e-8,
-                     "step " + std::to_string(k) + " param " + std::to_string(i));
-    }
-    ++checked;
-  }
-  return checked;
 }
 
 }  // namespace
@@ -80,11 +40,15 @@ int check_trajectories(const std::string& kind) {
 // (no bias correction, decay in the gradient for AdamW, amsgrad's maximum of the corrected
 // moment) is off by 1e-3 or more.
 TEST(OptimAdam, MatchesTorchTrajectories) {
-  EXPECT_EQ((check_trajectories<Adam, AdamOptions>("adam")), 7);
+  EXPECT_EQ((ember_optim_test::check_trajectories<Adam, AdamOptions>("adam", 7,
+                                                                     adam_options<AdamOptions>)),
+            7);
 }
 
 TEST(OptimAdamW, MatchesTorchTrajectories) {
-  EXPECT_EQ((check_trajectories<AdamW, AdamWOptions>("adamw")), 7);
+  EXPECT_EQ((ember_optim_test::check_trajectories<AdamW, AdamWOptions>("adamw", 7,
+                                                                       adam_options<AdamWOptions>)),
+            7);
 }
 
 TEST(OptimAdam, DefaultsAreLibTorchs) {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "tests/optim/optim_golden.h"
 #include "tests/support/expect_error.h"
-#include "tests/support/golden.h"
 
 using namespace ember;
 using namespace ember::optim;
@@ -38,56 +38,18 @@ AdagradOptions adagrad_options(const double* s) {
       .maximize(s[5] != 0);
 }
 
-// Runs every golden case of `kind` through Opt, group g's options read from sargs
-// [width * g, width * (g + 1)); returns how many ran.
-template <class Opt, class Options>
-int check_trajectories(const std::string& kind, size_t width,
-                       const std::function<Options(const double*)>& options_of) {
-  int checked = 0;
-  for (const GoldenCase& c : load_golden("optim")) {
-    if (c.op() != kind) continue;
-    SCOPED_TRACE(c.location + " " + c.name + ": " + c.call);
-    const auto nparam = static_cast<size_t>(c.ints.at(0));
-    const auto nsteps = static_cast<size_t>(c.ints.at(1));
-    const std::vector<int64_t>& group_of = c.int_lists.at(0);
-    const size_t ngroups = c.scalars.size() / width;
-    EXPECT_EQ(c.outs.size(), nparam * nsteps);
-    std::vector<Tensor> params;
-    for (size_t i = 0; i < nparam; ++i) params.push_back(c.args[i].clone().requires_grad_());
-    std::vector<OptimizerParamGroup> groups;
-    for (size_t g = 0; g < ngroups; ++g) {
-      std::vector<Tensor> members;
-      for (size_t i = 0; i < nparam; ++i)
-        if (static_cast<size_t>(group_of[i]) == g) members.push_back(params[i]);
-      groups.emplace_back(members,
-                          std::make_unique<Options>(options_of(c.scalars.data() + width * g)));
-    }
-    Opt opt(groups, options_of(c.scalars.data()));
-    const bool dbl = c.args[0].dtype() == kDouble;
-    for (size_t k = 0; k < nsteps; ++k) {
-      for (size_t i = 0; i < nparam; ++i)
-        params[i].mutable_grad() = c.args[nparam + k * nparam + i].clone();
-      opt.step();
-      for (size_t i = 0; i < nparam; ++i)
-        expect_close(params[i].detach(), c.outs[k * nparam + i], dbl ? 1e-14 : 2e-6,
-                     dbl ? 1e-16 : 1e-8,
-                     "step " + std::to_string(k) + " param " + std::to_string(i));
-    }
-    ++checked;
-  }
-  return checked;
-}
-
 }  // namespace
 
-// Op for op PyTorch 1.13's single-tensor loops; the float32 tolerance (a few ulp relative) leaves
-// room for the scalar arguments' rounding only.
 TEST(OptimRMSprop, MatchesTorchTrajectories) {
-  EXPECT_EQ((check_trajectories<RMSprop, RMSpropOptions>("rmsprop", 7, rmsprop_options)), 7);
+  EXPECT_EQ((ember_optim_test::check_trajectories<RMSprop, RMSpropOptions>("rmsprop", 7,
+                                                                           rmsprop_options)),
+            7);
 }
 
 TEST(OptimAdagrad, MatchesTorchTrajectories) {
-  EXPECT_EQ((check_trajectories<Adagrad, AdagradOptions>("adagrad", 6, adagrad_options)), 6);
+  EXPECT_EQ((ember_optim_test::check_trajectories<Adagrad, AdagradOptions>("adagrad", 6,
+                                                                           adagrad_options)),
+            6);
 }
 
 TEST(OptimRMSprop, DefaultsStateAndErrors) {

@@ -11,6 +11,7 @@
 
 #include "ember/ember.h"
 #include "ember/optim/sgd.h"
+#include "tests/optim/optim_golden.h"
 #include "tests/support/expect_error.h"
 #include "tests/support/golden.h"
 
@@ -21,9 +22,8 @@ namespace {
 
 using ember_test::expect_error;
 
-// Group g's options from sargs 6g .. 6g+5 (the layout of gen/optim.py).
-SGDOptions options_of(const GoldenCase& c, size_t g) {
-  const double* s = c.scalars.data() + 6 * g;
+// One group's options from its 6 sargs (the layout of gen/optim.py).
+SGDOptions sgd_options(const double* s) {
   return SGDOptions(s[0])
       .momentum(s[1])
       .dampening(s[2])
@@ -40,43 +40,9 @@ SGDOptions options_of(const GoldenCase& c, size_t g) {
 // (dampening on the first step, nesterov without the extra momentum term, decay after momentum)
 // is off by 1e-3 or more.
 TEST(OptimSgd, MatchesTorchTrajectories) {
-  int checked = 0;
-  for (const GoldenCase& c : load_golden("optim")) {
-    if (c.op() != "sgd") continue;
-    SCOPED_TRACE(c.location + " " + c.name + ": " + c.call);
-    const auto nparam = static_cast<size_t>(c.ints.at(0));
-    const auto nsteps = static_cast<size_t>(c.ints.at(1));
-    const std::vector<int64_t>& group_of = c.int_lists.at(0);
-    const size_t ngroups = c.scalars.size() / 6;
-    ASSERT_EQ(c.args.size(), nparam * (nsteps + 1));
-    ASSERT_EQ(c.outs.size(), nparam * nsteps);
-
-    std::vector<Tensor> params;
-    for (size_t i = 0; i < nparam; ++i) params.push_back(c.args[i].clone().requires_grad_());
-    std::vector<OptimizerParamGroup> groups;
-    for (size_t g = 0; g < ngroups; ++g) {
-      std::vector<Tensor> members;
-      for (size_t i = 0; i < nparam; ++i)
-        if (static_cast<size_t>(group_of[i]) == g) members.push_back(params[i]);
-      groups.emplace_back(members, std::make_unique<SGDOptions>(options_of(c, g)));
-    }
-    SGD opt(groups, options_of(c, 0));
-    ASSERT_EQ(opt.param_groups().size(), ngroups);
-
-    const bool dbl = c.args[0].dtype() == kDouble;
-    for (size_t k = 0; k < nsteps; ++k) {
-      for (size_t i = 0; i < nparam; ++i)
-        params[i].mutable_grad() = c.args[nparam + k * nparam + i].clone();
-      opt.step();
-      for (size_t i = 0; i < nparam; ++i) {
-        expect_close(params[i].detach(), c.outs[k * nparam + i], dbl ? 1e-15 : 5e-7,
-                     dbl ? 1e-16 : 1e-8,
-                     "step " + std::to_string(k) + " param " + std::to_string(i));
-      }
-    }
-    ++checked;
-  }
-  EXPECT_EQ(checked, 9);
+  EXPECT_EQ(
+      (ember_optim_test::check_trajectories<SGD, SGDOptions>("sgd", 6, sgd_options, 5e-7, 1e-15)),
+      9);
 }
 
 TEST(OptimSgd, ParameterWithoutGradIsSkipped) {

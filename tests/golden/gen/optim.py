@@ -36,13 +36,9 @@ def _group_options(opts):
     return full
 
 
-def sgd_trajectory(params, grads, groups, group_opts):
-    """The parameters after each of the len(grads) // len(params) steps, flattened."""
-    ps = [p.clone().requires_grad_() for p in params]
-    param_groups = []
-    for g, opts in enumerate(group_opts):
-        param_groups.append(dict(params=[p for p, gi in zip(ps, groups) if gi == g], **opts))
-    opt = torch.optim.SGD(param_groups, lr=group_opts[0]["lr"])
+def _run_steps(opt, ps, grads):
+    """Steps opt len(grads) // len(ps) times, step k giving parameter i the gradient
+    grads[k * len(ps) + i]; returns the parameters after every step, flattened."""
     n = len(ps)
     outs = []
     for k in range(len(grads) // n):
@@ -51,6 +47,16 @@ def sgd_trajectory(params, grads, groups, group_opts):
         opt.step()
         outs += [p.detach().clone() for p in ps]
     return outs
+
+
+def sgd_trajectory(params, grads, groups, group_opts):
+    """The parameters after each of the len(grads) // len(params) steps, flattened."""
+    ps = [p.clone().requires_grad_() for p in params]
+    param_groups = []
+    for g, opts in enumerate(group_opts):
+        param_groups.append(dict(params=[p for p, gi in zip(ps, groups) if gi == g], **opts))
+    opt = torch.optim.SGD(param_groups, lr=group_opts[0]["lr"])
+    return _run_steps(opt, ps, grads)
 
 
 def _sgd_case(fam, variant, groups, group_opts, dtype=torch.float32):
@@ -123,13 +129,7 @@ def _adam_case(fam, kind, variant, groups, group_opts, dtype=torch.float32):
                                  maximize=o["maximize"]))
     cls = torch.optim.Adam if kind == "adam" else torch.optim.AdamW
     opt = cls(param_groups, foreach=False)
-    n = len(ps)
-    outs = []
-    for k in range(NSTEPS):
-        for i, p in enumerate(ps):
-            p.grad = grads[k * n + i].clone()
-        opt.step()
-        outs += [p.detach().clone() for p in ps]
+    outs = _run_steps(opt, ps, grads)
     desc = "; ".join(", ".join(f"{k}={o[k]}" for k in ADAM_OPTION_NAMES) for o in full)
     fam.case(name, f"{kind}({desc})", params + grads, ref="outs", env={"outs": outs},
              sargs=sargs, iargs=[len(SHAPES), NSTEPS], ilists=[groups])
@@ -184,13 +184,7 @@ def _kwarg_case(fam, kind, variant, groups, group_opts, dtype=torch.float32):
     extra = ({"initial_accumulator_value": full[0]["initial_accumulator_value"]}
              if kind == "adagrad" else {})
     opt = cls(param_groups, foreach=False, **extra)
-    n = len(ps)
-    outs = []
-    for k in range(NSTEPS):
-        for i, p in enumerate(ps):
-            p.grad = grads[k * n + i].clone()
-        opt.step()
-        outs += [p.detach().clone() for p in ps]
+    outs = _run_steps(opt, ps, grads)
     desc = "; ".join(", ".join(f"{k}={o[k]}" for k in names) for o in full)
     fam.case(name, f"{kind}({desc})", params + grads, ref="outs", env={"outs": outs},
              sargs=sargs, iargs=[len(SHAPES), NSTEPS], ilists=[groups])

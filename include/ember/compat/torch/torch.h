@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "c10/util/Logging.h"  // LOG, CHECK, ..., which LibTorch's torch/torch.h also brings
 #include "ember/core/flat_hash_map.h"
 #include "ember/core/optional.h"
 #include "ember/core/string_view.h"
 #include "ember/ember.h"
-#include "c10/util/Logging.h"  // LOG, CHECK, ..., which LibTorch's torch/torch.h also brings
-#include "torch/version.h"     // TORCH_VERSION_*, likewise
+#include "torch/version.h"  // TORCH_VERSION_*, likewise
 
 namespace torch = ::ember;
 namespace at = ::ember;
