@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
-#include <typeinfo>
 #include <variant>
 #include <vector>
 
@@ -52,8 +51,8 @@ class EMBER_API IValue {
   const char* tagKind() const;
 
   /// The value as T, as nn::AnyValue::get<T>() in LibTorch: integral T reads an Int, floating T a
-  /// Double, other T (Tensor, std::string, the lists) that very kind; anything else is a TypeError
-  /// naming both kinds.
+  /// Double, other T (Tensor, std::string, the lists) that very kind; a value of another kind is a
+  /// TypeError naming both kinds, a T no kind holds does not compile.
   template <class T>
   T get() const {
     if constexpr (std::is_same_v<T, bool>) {
@@ -62,8 +61,19 @@ class EMBER_API IValue {
       return static_cast<T>(toInt());
     } else if constexpr (std::is_floating_point_v<T>) {
       return static_cast<T>(toDouble());
+    } else if constexpr (std::is_same_v<T, Tensor>) {
+      return toTensor();
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      return toStringRef();
+    } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+      return toIntVector();
+    } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+      return toDoubleVector();
     } else {
-      return get<T>(typeid(T).name());
+      static_assert(std::is_same_v<T, std::vector<Tensor>>,
+                    "IValue::get<T>: T must be a number, bool, Tensor, std::string or a vector of "
+                    "int64_t, double or Tensor");
+      return toTensorList();
     }
   }
 
