@@ -218,3 +218,32 @@ TEST(LinalgGrad, DecompositionsHaveSecondDerivatives) {
       "vector_norm 3", [](const Tensor& x) { return linalg::vector_norm(x, 3, {1}); },
       empty({3, 4}, kDouble).uniform_(-2, 2));
 }
+
+// A product's operand that is a transposed view (F::linear's weight.t()) gets its gradient in its
+// own layout, PyTorch's rule: the weight's gradient then arrives contiguous, and AccumulateGrad
+// keeps it instead of copying a transposed one every step. The values are the plain formulas'.
+TEST(LinalgGrad, TransposedOperandGetsGradientInItsOwnLayout) {
+  manual_seed(3);
+  const Tensor x = randn({5, 4}, TensorOptions(kDouble).requires_grad(true));
+  const Tensor w = randn({3, 4}, TensorOptions(kDouble).requires_grad(true));
+  const Tensor b = randn({3}, TensorOptions(kDouble).requires_grad(true));
+  const Tensor g = randn({5, 3}, kDouble);
+  for (const bool with_bias : {false, true}) {
+    SCOPED_TRACE(with_bias ? "addmm" : "mm");
+    const Tensor y = with_bias ? addmm(b, x, w.t()) : x.mm(w.t());
+    const auto grads = autograd::grad({y}, {x, w}, {g});
+    EXPECT_TRUE(grads[1].is_contiguous()) << grads[1].strides();
+    EXPECT_TRUE(allclose(grads[1], g.t().mm(x.detach()), 1e-14, 0));
+    EXPECT_TRUE(allclose(grads[0], g.mm(w.detach()), 1e-14, 0));
+  }
+  // The left operand transposed, too: x = xt.t() with xt [4, 5].
+  const Tensor xt = randn({4, 5}, TensorOptions(kDouble).requires_grad(true));
+  const Tensor gx = autograd::grad({xt.t().mm(w.detach().t())}, {xt}, {g})[0];
+  EXPECT_TRUE(gx.is_contiguous()) << gx.strides();
+  EXPECT_TRUE(allclose(gx, w.detach().t().mm(g.t()), 1e-14, 0));
+  // And the weight's .grad after backward is the formula's value, laid out as the weight.
+  const Tensor loss = addmm(b, x, w.t()).mul(g).sum();
+  loss.backward();
+  EXPECT_EQ(w.grad().strides(), w.strides());
+  EXPECT_TRUE(allclose(w.grad(), g.t().mm(x.detach()), 1e-14, 0));
+}

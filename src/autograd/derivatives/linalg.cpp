@@ -12,16 +12,32 @@ namespace ember::autograd::derivatives {
 namespace {
 SavedVariable save_if(bool needed, const Tensor& t) { return needed ? save(t) : SavedVariable(); }
 Tensor scaled(const Tensor& t, const Scalar& s) { return s.toDouble() == 1 ? t : t * s; }
+// Whether a matrix is laid out column-major (a transpose of a contiguous one: F::linear's
+// weight.t()). PyTorch's test, strides only.
+bool column_major(const Tensor& t) {
+  return t.dim() == 2 && t.stride(0) == 1 && t.stride(1) == t.size(0);
+}
+// The gradients of a product A·B, each in its operand's own layout, as PyTorch's mm_mat1/mat2
+// backward: for a column-major operand the product is taken transposed (gᴬ = (B·gᵀ)ᵀ,
+// gᴮ = (gᵀ·A)ᵀ), so once the transpose's own backward has run, F::linear's weight gets a
+// gradient contiguous in the weight's layout, which AccumulateGrad keeps instead of copying.
+Tensor mat1_grad(const Tensor& grad, const Tensor& mat2, bool mat1_column_major) {
+  return mat1_column_major ? mat2.mm(grad.t()).t() : grad.mm(mat2.t());
+}
+Tensor mat2_grad(const Tensor& grad, const Tensor& mat1, bool mat2_column_major) {
+  return mat2_column_major ? grad.t().mm(mat1).t() : mat1.t().mm(grad);
+}
 // `t` in `dtype` (outer promotes mixed operands; the products need one dtype).
 Tensor as_dtype(const Tensor& t, ScalarType dtype) { return t.dtype() == dtype ? t : t.to(dtype); }
 }  // namespace
 
 void mm(const Tensor& result, const Tensor& self, const Tensor& mat2) {
   record("MmBackward0", result, edges_of(self, mat2),
-         [a = save_if(requires_grad_arg(mat2), self), b = save_if(requires_grad_arg(self), mat2)](
-             const Tensor& grad, NeedsGrad needs) -> Grads {
-           return {needs[0] ? grad.mm(b.unpack().t()) : Tensor(),
-                   needs[1] ? a.unpack().t().mm(grad) : Tensor()};
+         [a = save_if(requires_grad_arg(mat2), self), b = save_if(requires_grad_arg(self), mat2),
+          a_cm = column_major(self),
+          b_cm = column_major(mat2)](const Tensor& grad, NeedsGrad needs) -> Grads {
+           return {needs[0] ? mat1_grad(grad, b.unpack(), a_cm) : Tensor(),
+                   needs[1] ? mat2_grad(grad, a.unpack(), b_cm) : Tensor()};
          });
 }
 
@@ -39,10 +55,11 @@ void addmm(const Tensor& result, const Tensor& self, const Tensor& mat1, const T
   // self's gradient comes back in the product's shape; the engine sums it to self's (a bias).
   record("AddmmBackward0", result, edges_of(self, mat1, mat2),
          [a = save_if(requires_grad_arg(mat2), mat1), b = save_if(requires_grad_arg(mat1), mat2),
-          beta, alpha](const Tensor& grad, NeedsGrad needs) -> Grads {
+          a_cm = column_major(mat1), b_cm = column_major(mat2), beta,
+          alpha](const Tensor& grad, NeedsGrad needs) -> Grads {
            return {needs[0] ? scaled(grad, beta) : Tensor(),
-                   needs[1] ? scaled(grad.mm(b.unpack().t()), alpha) : Tensor(),
-                   needs[2] ? scaled(a.unpack().t().mm(grad), alpha) : Tensor()};
+                   needs[1] ? scaled(mat1_grad(grad, b.unpack(), a_cm), alpha) : Tensor(),
+                   needs[2] ? scaled(mat2_grad(grad, a.unpack(), b_cm), alpha) : Tensor()};
          });
 }
 
