@@ -30,6 +30,11 @@
 #include "ember/core/tensor.h"
 #include "ember/nn/hooks.h"
 
+namespace ember::serialize {
+class OutputArchive;
+class InputArchive;
+}  // namespace ember::serialize
+
 namespace ember::nn {
 
 template <typename Contained>
@@ -134,6 +139,15 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   /// One line describing this module (no children): its name, or "Linear(in_features=...)".
   virtual void pretty_print(std::ostream& stream) const;
   virtual bool is_serializable() const { return true; }
+
+  /// Writes this module into `archive` as LibTorch's Module::save: parameters, then persistent
+  /// buffers (is_buffer), then each serializable submodule as a nested archive under its name.
+  /// ember::save(module, path) calls it.
+  virtual void save(serialize::OutputArchive& archive) const;
+  /// Reads what save() wrote (or a state_dict file's tensors) into this module's tensors in place,
+  /// converting dtype and device. Everything is checked first (missing keys, shapes, kinds): a
+  /// mismatch is one Error listing every problem, and then nothing has been changed.
+  virtual void load(serialize::InputArchive& archive);
 
   /// Adds a parameter (an undefined tensor registers "no parameter", like Python's None).
   /// Throws for an empty name, a name with '.', or one already used by a parameter, buffer or
