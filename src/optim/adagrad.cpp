@@ -4,6 +4,7 @@
 
 #include "ember/ops/factory.h"
 #include "src/core/check.h"
+#include "src/optim/serialize_fields.h"
 #include "src/optim/update_common.h"
 
 namespace ember::optim {
@@ -86,6 +87,38 @@ Tensor Adagrad::step(LossClosure closure) {
     }
   }
   return loss;
+}
+
+void AdagradOptions::serialize(serialize::OutputArchive& archive) const {
+  detail::put_double(archive, "lr", lr());
+  detail::put_double(archive, "lr_decay", lr_decay());
+  detail::put_double(archive, "weight_decay", weight_decay());
+  detail::put_double(archive, "initial_accumulator_value", initial_accumulator_value());
+  detail::put_double(archive, "eps", eps());
+  detail::put_bool(archive, "maximize", maximize());
+}
+
+void AdagradOptions::serialize(serialize::InputArchive& archive) {
+  lr(detail::get_double(archive, "lr"));
+  lr_decay(detail::get_double(archive, "lr_decay"));
+  weight_decay(detail::get_double(archive, "weight_decay"));
+  initial_accumulator_value(detail::get_double(archive, "initial_accumulator_value"));
+  eps(detail::get_double(archive, "eps"));
+  maximize(detail::get_bool(archive, "maximize"));
+}
+
+void AdagradParamState::serialize(serialize::OutputArchive& archive) const {
+  detail::put_int(archive, "step", step());
+  detail::put_tensor(archive, "sum", sum());
+}
+
+void AdagradParamState::serialize(serialize::InputArchive& archive) {
+  step(detail::get_int(archive, "step"));
+  sum(detail::get_tensor(archive, "sum"));
+}
+
+std::unique_ptr<OptimizerParamState> Adagrad::make_param_state() const {
+  return std::make_unique<AdagradParamState>();
 }
 
 }  // namespace ember::optim

@@ -9,6 +9,7 @@
 #include "ember/optim/adam.h"
 #include "ember/optim/adamw.h"
 #include "src/core/check.h"
+#include "src/optim/serialize_fields.h"
 #include "src/optim/update_common.h"
 
 namespace ember::optim {
@@ -141,6 +142,69 @@ AdamW::AdamW(std::vector<Tensor> params, AdamWOptions defaults)
 Tensor AdamW::step(LossClosure closure) {
   return adam_step<AdamWOptions, AdamWParamState>(*this, closure, "AdamW",
                                                   /*decoupled=*/true);
+}
+
+namespace {
+
+template <class Options>
+void adam_options_out(const Options& o, serialize::OutputArchive& archive) {
+  detail::put_double(archive, "lr", o.lr());
+  detail::put_pair(archive, "betas", o.betas());
+  detail::put_double(archive, "eps", o.eps());
+  detail::put_double(archive, "weight_decay", o.weight_decay());
+  detail::put_bool(archive, "amsgrad", o.amsgrad());
+  detail::put_bool(archive, "maximize", o.maximize());
+}
+
+template <class Options>
+void adam_options_in(Options& o, serialize::InputArchive& archive) {
+  o.lr(detail::get_double(archive, "lr"));
+  o.betas(detail::get_pair(archive, "betas"));
+  o.eps(detail::get_double(archive, "eps"));
+  o.weight_decay(detail::get_double(archive, "weight_decay"));
+  o.amsgrad(detail::get_bool(archive, "amsgrad"));
+  o.maximize(detail::get_bool(archive, "maximize"));
+}
+
+template <class State>
+void adam_state_out(const State& s, serialize::OutputArchive& archive) {
+  detail::put_int(archive, "step", s.step());
+  detail::put_tensor(archive, "exp_avg", s.exp_avg());
+  detail::put_tensor(archive, "exp_avg_sq", s.exp_avg_sq());
+  detail::put_tensor(archive, "max_exp_avg_sq", s.max_exp_avg_sq());
+}
+
+template <class State>
+void adam_state_in(State& s, serialize::InputArchive& archive) {
+  s.step(detail::get_int(archive, "step"));
+  s.exp_avg(detail::get_tensor(archive, "exp_avg"));
+  s.exp_avg_sq(detail::get_tensor(archive, "exp_avg_sq"));
+  s.max_exp_avg_sq(detail::get_tensor(archive, "max_exp_avg_sq"));
+}
+
+}  // namespace
+
+void AdamOptions::serialize(serialize::OutputArchive& archive) const {
+  adam_options_out(*this, archive);
+}
+void AdamOptions::serialize(serialize::InputArchive& archive) { adam_options_in(*this, archive); }
+void AdamWOptions::serialize(serialize::OutputArchive& archive) const {
+  adam_options_out(*this, archive);
+}
+void AdamWOptions::serialize(serialize::InputArchive& archive) { adam_options_in(*this, archive); }
+void AdamParamState::serialize(serialize::OutputArchive& archive) const {
+  adam_state_out(*this, archive);
+}
+void AdamParamState::serialize(serialize::InputArchive& archive) { adam_state_in(*this, archive); }
+void AdamWParamState::serialize(serialize::OutputArchive& archive) const {
+  adam_state_out(*this, archive);
+}
+void AdamWParamState::serialize(serialize::InputArchive& archive) { adam_state_in(*this, archive); }
+std::unique_ptr<OptimizerParamState> Adam::make_param_state() const {
+  return std::make_unique<AdamParamState>();
+}
+std::unique_ptr<OptimizerParamState> AdamW::make_param_state() const {
+  return std::make_unique<AdamWParamState>();
 }
 
 }  // namespace ember::optim

@@ -4,6 +4,7 @@
 
 #include "ember/ops/factory.h"
 #include "src/core/check.h"
+#include "src/optim/serialize_fields.h"
 #include "src/optim/update_common.h"
 
 namespace ember::optim {
@@ -92,6 +93,44 @@ Tensor RMSprop::step(LossClosure closure) {
     }
   }
   return loss;
+}
+
+void RMSpropOptions::serialize(serialize::OutputArchive& archive) const {
+  detail::put_double(archive, "lr", lr());
+  detail::put_double(archive, "alpha", alpha());
+  detail::put_double(archive, "eps", eps());
+  detail::put_double(archive, "weight_decay", weight_decay());
+  detail::put_double(archive, "momentum", momentum());
+  detail::put_bool(archive, "centered", centered());
+  detail::put_bool(archive, "maximize", maximize());
+}
+
+void RMSpropOptions::serialize(serialize::InputArchive& archive) {
+  lr(detail::get_double(archive, "lr"));
+  alpha(detail::get_double(archive, "alpha"));
+  eps(detail::get_double(archive, "eps"));
+  weight_decay(detail::get_double(archive, "weight_decay"));
+  momentum(detail::get_double(archive, "momentum"));
+  centered(detail::get_bool(archive, "centered"));
+  maximize(detail::get_bool(archive, "maximize"));
+}
+
+void RMSpropParamState::serialize(serialize::OutputArchive& archive) const {
+  detail::put_int(archive, "step", step());
+  detail::put_tensor(archive, "square_avg", square_avg());
+  detail::put_tensor(archive, "momentum_buffer", momentum_buffer());
+  detail::put_tensor(archive, "grad_avg", grad_avg());
+}
+
+void RMSpropParamState::serialize(serialize::InputArchive& archive) {
+  step(detail::get_int(archive, "step"));
+  square_avg(detail::get_tensor(archive, "square_avg"));
+  momentum_buffer(detail::get_tensor(archive, "momentum_buffer"));
+  grad_avg(detail::get_tensor(archive, "grad_avg"));
+}
+
+std::unique_ptr<OptimizerParamState> RMSprop::make_param_state() const {
+  return std::make_unique<RMSpropParamState>();
 }
 
 }  // namespace ember::optim

@@ -4,6 +4,7 @@
 
 #include "ember/autograd/grad_mode.h"
 #include "src/core/check.h"
+#include "src/optim/serialize_fields.h"
 
 namespace ember::optim {
 
@@ -90,6 +91,36 @@ Tensor SGD::step(LossClosure closure) {
     }
   }
   return loss;
+}
+
+void SGDOptions::serialize(serialize::OutputArchive& archive) const {
+  detail::put_double(archive, "lr", lr());
+  detail::put_double(archive, "momentum", momentum());
+  detail::put_double(archive, "dampening", dampening());
+  detail::put_double(archive, "weight_decay", weight_decay());
+  detail::put_bool(archive, "nesterov", nesterov());
+  detail::put_bool(archive, "maximize", maximize());
+}
+
+void SGDOptions::serialize(serialize::InputArchive& archive) {
+  lr(detail::get_double(archive, "lr"));
+  momentum(detail::get_double(archive, "momentum"));
+  dampening(detail::get_double(archive, "dampening"));
+  weight_decay(detail::get_double(archive, "weight_decay"));
+  nesterov(detail::get_bool(archive, "nesterov"));
+  maximize(detail::get_bool(archive, "maximize"));
+}
+
+void SGDParamState::serialize(serialize::OutputArchive& archive) const {
+  detail::put_tensor(archive, "momentum_buffer", momentum_buffer());
+}
+
+void SGDParamState::serialize(serialize::InputArchive& archive) {
+  momentum_buffer(detail::get_tensor(archive, "momentum_buffer"));
+}
+
+std::unique_ptr<OptimizerParamState> SGD::make_param_state() const {
+  return std::make_unique<SGDParamState>();
 }
 
 }  // namespace ember::optim

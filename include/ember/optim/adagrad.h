@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "ember/core/arg.h"
@@ -28,6 +29,9 @@ struct EMBER_API AdagradOptions : public OptimizerCloneableOptions<AdagradOption
  public:
   double get_lr() const override { return lr(); }
   void set_lr(const double value) override { lr(value); }
+  /// Writes / reads every option under its name (Optimizer::save / load).
+  void serialize(ember::serialize::OutputArchive& archive) const override;
+  void serialize(ember::serialize::InputArchive& archive) override;
 };
 /// Equal when every option is equal.
 EMBER_API bool operator==(const AdagradOptions& lhs, const AdagradOptions& rhs);
@@ -38,6 +42,11 @@ EMBER_API bool operator==(const AdagradOptions& lhs, const AdagradOptions& rhs);
 struct EMBER_API AdagradParamState : public OptimizerCloneableParamState<AdagradParamState> {
   EMBER_ARG(Tensor, sum);
   EMBER_ARG(int64_t, step) = 0;
+
+ public:
+  /// Writes / reads the state's counters and tensors (Optimizer::save / load).
+  void serialize(ember::serialize::OutputArchive& archive) const override;
+  void serialize(ember::serialize::InputArchive& archive) override;
 };
 /// Equal when the steps are equal and the sums are equal.
 EMBER_API bool operator==(const AdagradParamState& lhs, const AdagradParamState& rhs);
@@ -53,6 +62,9 @@ class EMBER_API Adagrad : public Optimizer {
   /// One update of every parameter that has a gradient (the others are skipped). Runs under
   /// NoGradGuard with in-place tensor ops.
   Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  std::unique_ptr<OptimizerParamState> make_param_state() const override;
 };
 
 }  // namespace ember::optim

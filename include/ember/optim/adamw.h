@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <tuple>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct EMBER_API AdamWOptions : public OptimizerCloneableOptions<AdamWOptions> {
  public:
   double get_lr() const override { return lr(); }
   void set_lr(const double value) override { lr(value); }
+  /// Writes / reads every option under its name (Optimizer::save / load).
+  void serialize(ember::serialize::OutputArchive& archive) const override;
+  void serialize(ember::serialize::InputArchive& archive) override;
 };
 /// Equal when every option is equal.
 EMBER_API bool operator==(const AdamWOptions& lhs, const AdamWOptions& rhs);
@@ -43,6 +47,11 @@ struct EMBER_API AdamWParamState : public OptimizerCloneableParamState<AdamWPara
   EMBER_ARG(Tensor, exp_avg);
   EMBER_ARG(Tensor, exp_avg_sq);
   EMBER_ARG(Tensor, max_exp_avg_sq) = {};
+
+ public:
+  /// Writes / reads the state's counters and tensors (Optimizer::save / load).
+  void serialize(ember::serialize::OutputArchive& archive) const override;
+  void serialize(ember::serialize::InputArchive& archive) override;
 };
 /// Equal when the steps are equal and each tensor is undefined in both or equal in both.
 EMBER_API bool operator==(const AdamWParamState& lhs, const AdamWParamState& rhs);
@@ -57,6 +66,9 @@ class EMBER_API AdamW : public Optimizer {
   /// One update of every parameter that has a gradient (the others are skipped). Runs under
   /// NoGradGuard with in-place tensor ops.
   Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  std::unique_ptr<OptimizerParamState> make_param_state() const override;
 };
 
 }  // namespace ember::optim

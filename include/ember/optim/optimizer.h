@@ -9,11 +9,17 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "ember/core/macros.h"
 #include "ember/core/tensor.h"
+
+namespace ember::serialize {
+class OutputArchive;
+class InputArchive;
+}  // namespace ember::serialize
 
 namespace ember::optim {
 
@@ -23,6 +29,12 @@ class EMBER_API OptimizerParamState {
   /// A deep-enough copy for copying param groups and state.
   virtual std::unique_ptr<OptimizerParamState> clone() const;
   virtual ~OptimizerParamState() = default;
+  /// Writes the state's counters and tensors into `archive` (Optimizer::save); each optimizer's
+  /// state overrides both, the base throws.
+  virtual void serialize(ember::serialize::OutputArchive& archive) const;
+  /// Reads what serialize(OutputArchive&) wrote; Error naming the key when one is missing or of
+  /// the wrong kind.
+  virtual void serialize(ember::serialize::InputArchive& archive);
 };
 
 /// CRTP helper that implements clone() by copying the derived state.
@@ -42,6 +54,12 @@ class EMBER_API OptimizerOptions {
   /// The learning rate; subclasses override both (the base throws, as LibTorch's).
   virtual double get_lr() const;
   virtual void set_lr(const double lr);
+  /// Writes every option under its name into `archive` (Optimizer::save); each optimizer's
+  /// options override both, the base throws.
+  virtual void serialize(ember::serialize::OutputArchive& archive) const;
+  /// Reads what serialize(OutputArchive&) wrote; Error naming the key when one is missing or of
+  /// the wrong kind.
+  virtual void serialize(ember::serialize::InputArchive& archive);
 };
 
 /// CRTP helper that implements clone() by copying the derived options.
@@ -127,7 +145,26 @@ class EMBER_API Optimizer {
   StateMap& state() noexcept { return state_; }
   const StateMap& state() const noexcept { return state_; }
 
+  /// Writes the param groups' options and the per-parameter state into `archive` (LibTorch's
+  /// Optimizer::save; ember::save(optimizer, path) calls it). Layout: "param_groups" holds one
+  /// archive per group ("0", "1", ...) with its "options" and "param_count"; "state" holds one
+  /// archive per parameter with state, keyed by the parameter's index over all groups' params
+  /// in order. State tensors are written as copies, so later steps do not change the archive.
+  virtual void save(serialize::OutputArchive& archive) const;
+  /// Restores what save() wrote into an optimizer of the same kind over the same parameters
+  /// (same groups, counts and shapes). Everything is read and checked first and only then
+  /// swapped in: on Error (naming the key and what was expected) the optimizer is untouched.
+  virtual void load(serialize::InputArchive& archive);
+
  protected:
+  /// A fresh, empty state of this optimizer's kind, for load() to read into (the base throws:
+  /// an optimizer that keeps state overrides it).
+  virtual std::unique_ptr<OptimizerParamState> make_param_state() const;
+  /// Error unless the state archive `state` fits `param` (`where` names it in the message). The
+  /// base requires every tensor (and every tensor of a list) in it to have the parameter's shape.
+  virtual void check_state_archive(serialize::InputArchive& state, const Tensor& param,
+                                   const std::string& where) const;
+
   std::vector<OptimizerParamGroup> param_groups_;
   StateMap state_;
   std::unique_ptr<OptimizerOptions> defaults_;

@@ -8,6 +8,7 @@
 //   p = p - lr * g
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "ember/core/arg.h"
@@ -29,6 +30,9 @@ struct EMBER_API SGDOptions : public OptimizerCloneableOptions<SGDOptions> {
  public:
   double get_lr() const override { return lr(); }
   void set_lr(const double value) override { lr(value); }
+  /// Writes / reads every option under its name (Optimizer::save / load).
+  void serialize(ember::serialize::OutputArchive& archive) const override;
+  void serialize(ember::serialize::InputArchive& archive) override;
 };
 /// Equal when every option is equal.
 EMBER_API bool operator==(const SGDOptions& lhs, const SGDOptions& rhs);
@@ -36,6 +40,11 @@ EMBER_API bool operator==(const SGDOptions& lhs, const SGDOptions& rhs);
 /// SGD's per-parameter state: the momentum buffer (only with momentum != 0).
 struct EMBER_API SGDParamState : public OptimizerCloneableParamState<SGDParamState> {
   EMBER_ARG(Tensor, momentum_buffer);
+
+ public:
+  /// Writes / reads the state's counters and tensors (Optimizer::save / load).
+  void serialize(ember::serialize::OutputArchive& archive) const override;
+  void serialize(ember::serialize::InputArchive& archive) override;
 };
 /// Equal when both buffers are undefined, or both are defined with equal sizes and values.
 EMBER_API bool operator==(const SGDParamState& lhs, const SGDParamState& rhs);
@@ -51,6 +60,9 @@ class EMBER_API SGD : public Optimizer {
   /// One update of every parameter that has a gradient (parameters whose grad is undefined are
   /// skipped). Runs under NoGradGuard with in-place tensor ops.
   Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  std::unique_ptr<OptimizerParamState> make_param_state() const override;
 };
 
 }  // namespace ember::optim

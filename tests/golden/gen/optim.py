@@ -15,6 +15,9 @@ is a pure function of the update rule), and the parameters recorded after every 
     out  x P*S                     the parameters after step k: out k*P + i
     end
 
+Adadelta, Adamax, NAdam and RAdam use the same layout (their sargs: KWARG_OPTIMIZERS, with
+betas as beta1, beta2). LBFGS runs over a closure instead of fixed gradients; see _lbfgs_case.
+
 The optimizer is built as torch.optim.SGD([{'params': [...], <group 0 options>}, ...]); in Ember,
 SGD(param groups with their SGDOptions, group 0's options as defaults). torch 1.13's default path
 is the single-tensor loop (foreach=False), one in-place op after another, as Ember's step.
@@ -96,6 +99,9 @@ def gen_optim():
               dtype=torch.float64)
     _adam_cases(fam)
     _rmsprop_adagrad_cases(fam)
+    _adadelta_adamax_cases(fam)
+    _nadam_radam_cases(fam)
+    _lbfgs_cases(fam)
     return fam
 
 
@@ -160,7 +166,27 @@ KWARG_OPTIMIZERS = {
                                       "initial_accumulator_value", "eps", "maximize"],
                 {"lr": 1e-2, "lr_decay": 0.0, "weight_decay": 0.0,
                  "initial_accumulator_value": 0.0, "eps": 1e-10, "maximize": False}),
+    "adadelta": (torch.optim.Adadelta, ["lr", "rho", "eps", "weight_decay", "maximize"],
+                 {"lr": 1.0, "rho": 0.9, "eps": 1e-6, "weight_decay": 0.0, "maximize": False}),
+    "adamax": (torch.optim.Adamax, ["lr", "beta1", "beta2", "eps", "weight_decay", "maximize"],
+               {"lr": 2e-3, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.0,
+                "maximize": False}),
+    "nadam": (torch.optim.NAdam, ["lr", "beta1", "beta2", "eps", "weight_decay",
+                                  "momentum_decay"],
+              {"lr": 2e-3, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.0,
+               "momentum_decay": 4e-3}),
+    "radam": (torch.optim.RAdam, ["lr", "beta1", "beta2", "eps", "weight_decay"],
+              {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.0}),
 }
+
+
+def _torch_kwargs(o):
+    """The torch keyword arguments for option dict o: beta1, beta2 become betas."""
+    if "beta1" not in o:
+        return o
+    kw = {k: v for k, v in o.items() if k not in ("beta1", "beta2")}
+    kw["betas"] = (o["beta1"], o["beta2"])
+    return kw
 
 
 def _kwarg_case(fam, kind, variant, groups, group_opts, dtype=torch.float32):
@@ -176,7 +202,7 @@ def _kwarg_case(fam, kind, variant, groups, group_opts, dtype=torch.float32):
     for o in full:
         sargs += [o[k] if isinstance(o[k], bool) else float(o[k]) for k in names]
     ps = [p.clone().requires_grad_() for p in params]
-    param_groups = [dict(params=[p for p, gi in zip(ps, groups) if gi == g], **o)
+    param_groups = [dict(params=[p for p, gi in zip(ps, groups) if gi == g], **_torch_kwargs(o))
                     for g, o in enumerate(full)]
     # Adagrad fills every state's sum at construction from the constructor's
     # initial_accumulator_value (group 0's here, Ember's defaults), not the group's: so do
@@ -215,3 +241,129 @@ def _rmsprop_adagrad_cases(fam):
                 [{"lr": 0.1}, {"lr": 0.3, "lr_decay": 0.1, "initial_accumulator_value": 1.0}])
     _kwarg_case(fam, "adagrad", "float64", one,
                 [{"lr": 0.1, "lr_decay": 0.01, "weight_decay": 0.05}], dtype=torch.float64)
+
+
+def _adadelta_adamax_cases(fam):
+    one = [0, 0, 0]
+    _kwarg_case(fam, "adadelta", "plain", one, [{}])
+    _kwarg_case(fam, "adadelta", "rho_eps_lr", one, [{"lr": 0.5, "rho": 0.5, "eps": 1e-3}])
+    _kwarg_case(fam, "adadelta", "weight_decay_maximize", one,
+                [{"lr": 2.0, "weight_decay": 0.1, "maximize": True}])
+    _kwarg_case(fam, "adadelta", "two_groups", [0, 1, 0],
+                [{"lr": 1.0}, {"lr": 0.3, "rho": 0.99, "weight_decay": 0.05}])
+    _kwarg_case(fam, "adadelta", "float64", one, [{"lr": 0.7, "rho": 0.8, "weight_decay": 0.02}],
+                dtype=torch.float64)
+    _kwarg_case(fam, "adamax", "plain", one, [{"lr": 0.01}])
+    _kwarg_case(fam, "adamax", "betas_eps", one,
+                [{"lr": 0.05, "beta1": 0.5, "beta2": 0.9, "eps": 1e-3}])
+    _kwarg_case(fam, "adamax", "weight_decay_maximize", one,
+                [{"lr": 0.02, "weight_decay": 0.1, "maximize": True}])
+    _kwarg_case(fam, "adamax", "two_groups", [0, 1, 0],
+                [{"lr": 0.01}, {"lr": 0.1, "beta1": 0.8, "weight_decay": 0.01}])
+    _kwarg_case(fam, "adamax", "float64", one, [{"lr": 0.03, "beta2": 0.99, "weight_decay": 0.02}],
+                dtype=torch.float64)
+
+
+def _nadam_radam_cases(fam):
+    one = [0, 0, 0]
+    _kwarg_case(fam, "nadam", "plain", one, [{"lr": 0.01}])
+    _kwarg_case(fam, "nadam", "betas_eps", one,
+                [{"lr": 0.05, "beta1": 0.5, "beta2": 0.9, "eps": 1e-3}])
+    _kwarg_case(fam, "nadam", "weight_decay_momentum_decay", one,
+                [{"lr": 0.02, "weight_decay": 0.1, "momentum_decay": 0.3}])
+    _kwarg_case(fam, "nadam", "two_groups", [0, 1, 0],
+                [{"lr": 0.01}, {"lr": 0.1, "beta1": 0.8, "momentum_decay": 0.01}])
+    _kwarg_case(fam, "nadam", "float64", one,
+                [{"lr": 0.03, "beta2": 0.99, "weight_decay": 0.02, "momentum_decay": 0.1}],
+                dtype=torch.float64)
+    # RAdam rectifies once rho_t > 5: from step 6 with beta2 = 0.999, from step 2 with small
+    # beta2; both branches are covered within NSTEPS by "rectified".
+    _kwarg_case(fam, "radam", "plain", one, [{"lr": 0.01}])
+    _kwarg_case(fam, "radam", "rectified", one,
+                [{"lr": 0.05, "beta1": 0.5, "beta2": 0.3, "eps": 1e-3}])
+    _kwarg_case(fam, "radam", "weight_decay", one, [{"lr": 0.02, "weight_decay": 0.1}])
+    _kwarg_case(fam, "radam", "two_groups", [0, 1, 0],
+                [{"lr": 0.01}, {"lr": 0.1, "beta1": 0.8, "beta2": 0.5, "weight_decay": 0.01}])
+    _kwarg_case(fam, "radam", "float64", one,
+                [{"lr": 0.03, "beta2": 0.4, "weight_decay": 0.02}], dtype=torch.float64)
+
+
+LBFGS_SHAPES = [[3], [2, 2]]
+LBFGS_STEPS = 3
+LBFGS_OPTION_NAMES = ["lr", "max_iter", "max_eval", "tolerance_grad", "tolerance_change",
+                      "history_size", "strong_wolfe"]
+
+
+def lbfgs_objective(params, problem, data):
+    """The closure's loss over the parameters flattened into x (tests/optim/lbfgs_test.cpp
+    computes the same): problem 0 is the Rosenbrock function
+    sum_j 100 (x_{j+1} - x_j^2)^2 + (1 - x_j)^2; problem 1 the quadratic 0.5 x.(A x) - b.x with
+    A = data[0] (symmetric positive definite) and b = data[1]."""
+    x = torch.cat([p.reshape(-1) for p in params])
+    if problem == 0:
+        return (100 * (x[1:] - x[:-1] * x[:-1]) ** 2 + (1 - x[:-1]) ** 2).sum()
+    a, b = data
+    return 0.5 * (x * (a @ x)).sum() - (b * x).sum()
+
+
+def _lbfgs_case(fam, variant, problem, opts, dtype=torch.float32):
+    """case lbfgs/<variant>:
+        iarg <nparam> <nsteps> <problem>    problem: 0 Rosenbrock, 1 quadratic (lbfgs_objective)
+        sarg x 7                           lr, max_iter, max_eval, tolerance_grad,
+                                           tolerance_change, history_size, strong_wolfe
+        arg x P                            the initial parameters
+        arg A, b                           the quadratic's data (problem 1 only)
+        out x (P + 1) * S                  after step k: the parameters (out k*(P+1) + i) and
+                                           the loss step k returned (out k*(P+1) + P, 0-dim)
+    """
+    name = f"lbfgs/{variant}"
+    r = Rng(name)
+    full = {"lr": 1.0, "max_iter": 20, "max_eval": None, "tolerance_grad": 1e-7,
+            "tolerance_change": 1e-9, "history_size": 100, "strong_wolfe": False}
+    full.update(opts)
+    if full["max_eval"] is None:
+        full["max_eval"] = full["max_iter"] * 5 // 4
+    params = [r.uniform(s, -1, 1, dtype) for s in LBFGS_SHAPES]
+    n = sum(p.numel() for p in params)
+    data = []
+    if problem == 1:
+        m = r.normal([n, n], dtype)
+        data = [m @ m.T / n + torch.eye(n, dtype=dtype), r.normal([n], dtype)]
+    ps = [p.clone().requires_grad_() for p in params]
+    opt = torch.optim.LBFGS(ps, lr=full["lr"], max_iter=full["max_iter"],
+                            max_eval=full["max_eval"], tolerance_grad=full["tolerance_grad"],
+                            tolerance_change=full["tolerance_change"],
+                            history_size=full["history_size"],
+                            line_search_fn="strong_wolfe" if full["strong_wolfe"] else None)
+
+    def closure():
+        opt.zero_grad()
+        loss = lbfgs_objective(ps, problem, data)
+        loss.backward()
+        return loss
+
+    outs = []
+    for _ in range(LBFGS_STEPS):
+        loss = opt.step(closure)
+        outs += [p.detach().clone() for p in ps] + [loss.detach().clone()]
+    sargs = [full[k] if isinstance(full[k], bool) else
+             (int(full[k]) if k in ("max_iter", "max_eval", "history_size") else float(full[k]))
+             for k in LBFGS_OPTION_NAMES]
+    desc = ", ".join(f"{k}={full[k]}" for k in LBFGS_OPTION_NAMES)
+    fam.case(name, f"lbfgs({desc})", params + data, ref="outs", env={"outs": outs}, sargs=sargs,
+             iargs=[len(LBFGS_SHAPES), LBFGS_STEPS, problem])
+
+
+def _lbfgs_cases(fam):
+    _lbfgs_case(fam, "rosenbrock_fixed", 0, {"lr": 0.1, "max_iter": 10})
+    # float32 line searches run few iterations: Python does the search's scalar arithmetic in
+    # float32 0-dim tensors (Ember and LibTorch in double), a difference that grows large once
+    # the iterates sit in the flat bottom of the valley. The float64 cases check the long runs.
+    _lbfgs_case(fam, "rosenbrock_strong_wolfe", 0, {"strong_wolfe": True, "max_iter": 4})
+    _lbfgs_case(fam, "quadratic_fixed_history", 1, {"lr": 0.5, "max_iter": 8, "history_size": 3})
+    _lbfgs_case(fam, "quadratic_strong_wolfe", 1,
+                {"strong_wolfe": True, "max_iter": 2, "history_size": 4})
+    _lbfgs_case(fam, "rosenbrock_strong_wolfe_float64", 0,
+                {"strong_wolfe": True, "max_iter": 12, "history_size": 5}, dtype=torch.float64)
+    _lbfgs_case(fam, "quadratic_fixed_float64", 1, {"lr": 0.7, "max_iter": 9, "max_eval": 7},
+                dtype=torch.float64)
