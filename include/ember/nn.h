@@ -21,3 +21,4 @@
 #include "ember/nn/modules/loss.h"
 #include "ember/nn/modules/normalization.h"
 #include "ember/nn/pimpl.h"
+#include "ember/nn/utils.h"

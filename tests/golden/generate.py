@@ -56,6 +56,7 @@ from gen.autograd_e2e import gen_autograd_e2e
 from gen.binary import gen_binary
 from gen.common import ROOT
 from gen.linalg import gen_linalg
+from gen.lr_scheduler import gen_lr_scheduler
 from gen.nn_functional import gen_nn_functional
 from gen.nn_layer import gen_nn_layer
 from gen.nn_loss import gen_nn_loss
@@ -70,7 +71,7 @@ FAMILIES = {"unary": gen_unary, "binary": gen_binary, "reduction": gen_reduction
             "linalg": gen_linalg, "shape": gen_shape, "autograd_e2e": gen_autograd_e2e,
             "nn_functional": gen_nn_functional, "nn_layer": gen_nn_layer,
             "nn_loss": gen_nn_loss, "nn_module": gen_nn_module, "optim": gen_optim,
-            "random": gen_random}
+            "random": gen_random, "lr_scheduler": gen_lr_scheduler}
 MAX_BYTES = 2 * 1024 * 1024
 
 
