@@ -1,4 +1,4 @@
-#include "ember/data/mnist.h"
+#include "ember/data/datasets/mnist.h"
 
 #include <zlib.h>
 
@@ -96,21 +96,38 @@ Tensor read_idx(const std::string& path) {
 namespace datasets {
 
 MNIST::MNIST(const std::string& root, Mode mode) : is_train_(mode == Mode::kTrain) {
-  std::string prefix = is_train_ ? "train" : "t10k";
-  Tensor images = read_idx(existing(root, prefix + "-images-idx3-ubyte"));
-  Tensor labels = read_idx(existing(root, prefix + "-labels-idx1-ubyte"));
+  const std::string prefix = is_train_ ? "train" : "t10k";
+  const std::string images_file = existing(root, prefix + "-images-idx3-ubyte");
+  const std::string labels_file = existing(root, prefix + "-labels-idx1-ubyte");
+  Tensor images = read_idx(images_file);
+  Tensor labels = read_idx(labels_file);
   EMBER_CHECK(images.dim() == 3 && images.size(1) == 28 && images.size(2) == 28,
-              "MNIST: the images in '{}' have sizes {}; expected [N, 28, 28]", root,
+              "MNIST: the images in '{}' have sizes {}; expected [N, 28, 28]", images_file,
               images.sizes());
-  EMBER_CHECK(labels.dim() == 1 && images.size(0) == labels.size(0),
-              "MNIST: images {} and labels {} in '{}' do not match", images.sizes(), labels.sizes(),
-              root);
+  EMBER_CHECK(labels.dim() == 1, "MNIST: the labels in '{}' have sizes {}; expected [N]",
+              labels_file, labels.sizes());
+  EMBER_CHECK(images.size(0) == labels.size(0),
+              "MNIST: '{}' has {} images but '{}' has {} labels; expected one label per image",
+              images_file, images.size(0), labels_file, labels.size(0));
   EMBER_CHECK(labels.numel() == 0 || labels.max().item<int64_t>() <= 9,
-              "MNIST: the labels in '{}' go up to {}; expected classes 0 to 9", root,
+              "MNIST: the labels in '{}' go up to {}; expected classes 0 to 9", labels_file,
               labels.numel() ? labels.max().item<int64_t>() : 0);
   images_ = images.to(kFloat).div_(255.0).view({images.size(0), 1, images.size(1), images.size(2)});
   targets_ = labels.to(kLong);
 }
+
+Example<> MNIST::get(size_t index) {
+  const int64_t n = targets_.size(0);
+  EMBER_CHECK_INDEX(index < static_cast<size_t>(n),
+                    "MNIST::get: index {} is out of range for {} examples", index, n);
+  const auto i = static_cast<int64_t>(index);
+  return {images_[i], targets_[i]};
+}
+
+std::optional<size_t> MNIST::size() const { return static_cast<size_t>(targets_.size(0)); }
+bool MNIST::is_train() const noexcept { return is_train_; }
+const Tensor& MNIST::images() const { return images_; }
+const Tensor& MNIST::targets() const { return targets_; }
 
 }  // namespace datasets
 }  // namespace ember::data
