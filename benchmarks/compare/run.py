@@ -3,10 +3,12 @@
 
     benchmarks/compare/run.py [EMBER_BUILD_DIR] [options]      (default build dir: build/release)
 
-Builds the LibTorch-side programs with g++ (cached in --work, rebuilt when a source changes), takes
-the Ember-side programs from the CMake build dir (targets ember_compare_*), runs every case of every
-workload for each library in a fresh process (one thread setting per process), and prints one table
-per workload with the ratio Ember/LibTorch and the targets. Standard library only.
+Builds the LibTorch-side programs with g++ once per anchor (LibTorch 1.13.1 from Debian, and the
+newest LibTorch from --torch-new / $EMBER_TORCH_NEW / /work/cache/torch-2.15.0/torch when present;
+cached in --work, rebuilt when a source or the command changes), takes the Ember-side programs from
+the CMake build dir (targets ember_compare_*), runs every case of every workload for each library in
+a fresh process (one thread setting per process), and prints one table per workload with a column
+and a ratio Ember/LibTorch per anchor, the anchors' versions and the targets. Standard library only.
 
 Whole-run protocol of BENCHMARKS.md: the set runs --passes times (2); before each program the
 runner waits for an idle machine, and re-runs a program when other processes used more than
@@ -19,9 +21,11 @@ import argparse
 import contextlib
 import fcntl
 import glob
+import gzip
 import os
 import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -33,7 +37,12 @@ TORCH_INC = ["-isystem", "/usr/include/torch/csrc/api/include"]
 TORCH_LIBS = ["-ltorch", "-ltorch_cpu", "-lc10"]
 CXX = os.environ.get("CXX", "g++")
 BASE_FLAGS = ["-std=c++17", "-D_GLIBCXX_USE_CXX11_ABI=1"]
-WORKLOADS = ["hwlimits", "overhead", "elementwise", "sgemm", "devx"]
+WORKLOADS = ["hwlimits", "overhead", "elementwise", "sgemm", "devx", "train_step", "epoch",
+             "data_loading"]
+# The newest LibTorch (BENCHMARKS.md "Anchor libraries"): the C++ library of the newest PyPI torch
+# wheel, unpacked outside the repository; --torch-new or EMBER_TORCH_NEW override the default.
+TORCH_NEW_DEFAULT = "/work/cache/torch-2.15.0/torch"
+FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist"
 
 # Targets from the issue (ratios are Ember / LibTorch of the reported quantity).
 TARGET_OVERHEAD_RATIO = 0.5       # per-op time <= 0.5x LibTorch
@@ -43,21 +52,134 @@ TARGET_MM_FRACTION = 0.95         # mm >= 95% of the best of openblas/oneDNN at 
 TARGET_COMPILE_S = 4.0
 TARGET_LIBS_MB = 40.0
 TARGET_STARTUP_MS = 30.0
+# Issue #15: a training step and a Fashion-MNIST epoch (time ratios, Ember / anchor).
+TARGET_TRAIN_RATIO_OLD = 0.5      # <= 0.5x LibTorch 1.13.1's time
+TARGET_TRAIN_RATIO_NEW = 0.7      # <= 0.7x the newest LibTorch's time
+
+# ----------------------------------------------------------------------------- anchors
+
+
+class Anchor:
+    """One LibTorch the *_torch.cpp programs are built against. `suffix` tells its programs and
+    its result labels apart ("" for 1.13.1, whose labels stay what they always were)."""
+
+    def __init__(self, key, suffix, name, flags, inc, libs, blas_libs, version, available,
+                 reason=""):
+        self.key, self.suffix, self.name = key, suffix, name
+        self.flags, self.inc, self.libs, self.blas_libs = flags, inc, libs, blas_libs
+        self.version, self.available, self.reason = version, available, reason
+
+    def label(self, lib):
+        """The result label of a library column this anchor provides (libtorch, torch_mm)."""
+        return lib + self.suffix
+
+
+def header_version(header):
+    """TORCH_VERSION as its version.h defines it (following one #include of another version.h,
+    as the newer headers do); None when absent."""
+    try:
+        text = open(header).read()
+    except OSError:
+        return None
+    m = re.search(r'#define\s+TORCH_VERSION\s*\\?\s*"([^"]+)"', text)
+    if m:
+        return m.group(1)
+    inc = re.search(r'#include\s*<(torch/[\w/]*version\.h)>', text)
+    if inc:
+        root = header[:header.rfind("/torch/")]
+        for base in (root, re.sub(r"/torch/csrc/api/include$", "", root)):
+            v = header_version(os.path.join(base, inc.group(1)))
+            if v:
+                return v
+    return None
+
+
+def debian_torch_version():
+    """The version of Debian's libtorch-dev package (its headers say 1.13.0 for 1.13.1)."""
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "libtorch-dev"],
+                             capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return None
+    return out or None
+
+
+def uses_cxx11_abi(lib):
+    """Whether a C++ library was built with the C++11 std::string ABI (std::__cxx11 symbols in
+    its dynamic symbol table), read with nm; True when nm cannot tell."""
+    try:
+        out = subprocess.run(["nm", "-DC", lib], capture_output=True, text=True).stdout
+    except OSError:
+        return True
+    return "std::__cxx11" in out or not out
+
+
+def anchor_old():
+    header = "/usr/include/torch/csrc/api/include/torch/version.h"
+    tv = header_version(header) or "?"
+    deb = debian_torch_version()
+    version = f"TORCH_VERSION {tv}" + (f", Debian libtorch-dev {deb}" if deb else "")
+    return Anchor("libtorch", "", "LibTorch 1.13.1", BASE_FLAGS, TORCH_INC, TORCH_LIBS,
+                  ["-lopenblas"], version, True)
+
+
+def anchor_new(root):
+    """The newest LibTorch at `root` (a torch/ folder holding include/ and lib/)."""
+    inc_dir, lib_dir = os.path.join(root or "", "include"), os.path.join(root or "", "lib")
+    api = os.path.join(inc_dir, "torch", "csrc", "api", "include")
+    have = bool(root) and all(os.path.exists(p) for p in (
+        os.path.join(api, "torch", "torch.h"), os.path.join(lib_dir, "libtorch_cpu.so"),
+        os.path.join(lib_dir, "libc10.so")))
+    if not have:
+        return Anchor("libtorch_new", "_new", "newest LibTorch", [], [], [], [], "not installed",
+                      False, f"no torch/include + torch/lib with libtorch_cpu.so under {root}"
+                      if root else f"none given (--torch-new, EMBER_TORCH_NEW) and no "
+                      f"{TORCH_NEW_DEFAULT}")
+    tv = header_version(os.path.join(api, "torch", "version.h")) or "?"
+    wheel = None
+    try:
+        m = re.search(r"__version__\s*=\s*'([^']+)'", open(os.path.join(root, "version.py")).read())
+        wheel = m.group(1) if m else None
+    except OSError:
+        pass
+    abi = 1 if uses_cxx11_abi(os.path.join(lib_dir, "libc10.so")) else 0
+    # Its headers need C++20; its BLAS (MKL) is inside libtorch_cpu, sized by
+    # torch::set_num_threads alone (torch_threads.h, BENCH_TORCH_BUNDLED_BLAS).
+    flags = ["-std=c++20", f"-D_GLIBCXX_USE_CXX11_ABI={abi}", "-DBENCH_TORCH_BUNDLED_BLAS"]
+    version = f"TORCH_VERSION {tv}" + (f", wheel {wheel}" if wheel else "") + f", {root}"
+    return Anchor("libtorch_new", "_new", f"LibTorch {tv}", flags, ["-isystem", inc_dir,
+                  "-isystem", api], [f"-L{lib_dir}", f"-Wl,-rpath,{lib_dir}", "-ltorch_cpu",
+                  "-lc10"], [], version, True)
+
+
+ANCHORS = []  # [old, new], set in main()
 
 # ----------------------------------------------------------------------------- programs
 
 
 def torch_programs():
-    """name -> (sources, extra flags) for the programs built here with g++ -O2."""
+    """name -> (sources, extra link flags, sets threads): the *_torch.cpp programs, built with
+    g++ -O2 once per anchor (its flags, includes and libraries added; a program that sets threads
+    through torch_threads.h also links the anchor's BLAS libraries: OpenBLAS for 1.13)."""
+    c = HERE
+    progs = {
+        "overhead_torch": ([f"{c}/overhead_torch.cpp"], [], True),
+        "elementwise_torch": ([f"{c}/elementwise_torch.cpp"], [], True),
+        "sgemm_torch": ([f"{c}/sgemm_torch.cpp"], ["-pthread"], True),
+        "first_op_torch": ([f"{c}/devx/first_op_torch.cpp"], [], False),
+        "train_step_torch": ([f"{c}/train_step_torch.cpp"], [], True),
+        "epoch_torch": ([f"{c}/epoch_torch.cpp"], ["-lz"], True),
+    }
+    if os.path.exists(f"{c}/data_loading_torch.cpp"):
+        progs["data_loading_torch"] = ([f"{c}/data_loading_torch.cpp"], ["-pthread"], False)
+    return progs
+
+
+def plain_programs():
+    """name -> (sources, flags, link flags) for the programs that use no LibTorch."""
     c = HERE
     return {
-        "overhead_torch": ([f"{c}/overhead_torch.cpp"], TORCH_INC, TORCH_LIBS + ["-lopenblas"]),
-        "elementwise_torch": ([f"{c}/elementwise_torch.cpp"], TORCH_INC,
-                              TORCH_LIBS + ["-lopenblas"]),
-        "sgemm_torch": ([f"{c}/sgemm_torch.cpp"], TORCH_INC,
-                        TORCH_LIBS + ["-lopenblas", "-pthread"]),
         "sgemm_ref": ([f"{c}/sgemm_ref.cpp"], [], ["-lopenblas", "-ldnnl", "-fopenmp", "-pthread"]),
-        "first_op_torch": ([f"{c}/devx/first_op_torch.cpp"], TORCH_INC, TORCH_LIBS),
         "empty": ([f"{c}/devx/empty.cpp"], [], []),
     }
 
@@ -68,7 +190,22 @@ EMBER_PROGRAMS = {
     "elementwise": "ember_compare_elementwise",
     "sgemm": "ember_compare_sgemm",
     "first_op": "ember_compare_first_op",
+    "train_step": "ember_compare_train_step",
+    "epoch": "ember_compare_epoch",
+    "data_loading": "ember_compare_data_loading",
 }
+
+# Which programs each workload needs (torch programs are built per anchor).
+WORKLOAD_TORCH_PROGRAMS = {
+    "overhead": ["overhead_torch"],
+    "elementwise": ["elementwise_torch"],
+    "sgemm": ["sgemm_torch"],
+    "devx": ["first_op_torch"],
+    "train_step": ["train_step_torch"],
+    "epoch": ["epoch_torch"],
+    "data_loading": ["data_loading_torch"],
+}
+WORKLOAD_PLAIN_PROGRAMS = {"sgemm": ["sgemm_ref"], "devx": ["empty"]}
 
 
 def log(msg):
@@ -79,40 +216,69 @@ def newest_mtime(paths):
     return max(os.path.getmtime(p) for p in paths)
 
 
+def build_if_stale(exe, cmd, deps, lock, what):
+    """Runs the compile `cmd` for `exe` unless it exists, is newer than `deps` and was built by
+    the same command (kept in `exe`.cmd, so a changed anchor or flag rebuilds). False on failure."""
+    stamp = exe + ".cmd"
+    line = " ".join(cmd)
+    fresh = (os.path.exists(exe) and os.path.getmtime(exe) >= newest_mtime(deps) and
+             (not os.path.exists(stamp) or open(stamp).read() == line))
+    if fresh:
+        return True
+    log(f"[build] {what}")
+    with build_lock(lock):
+        proc = subprocess.run(cmd)
+    if proc.returncode != 0:
+        log(f"  [fail] building {what} exited {proc.returncode}")
+        if os.path.exists(exe):
+            os.remove(exe)
+        return False
+    with open(stamp, "w") as f:
+        f.write(line)
+    return True
+
+
+def anchor_work_dir(work, anchor):
+    """1.13's programs stay where they always were; another anchor's go into a folder of its own."""
+    return work if not anchor.suffix else os.path.join(work, "torch" + anchor.suffix)
+
+
 def build_torch_side(work, only, lock=""):
-    """Builds what the selected workloads need; returns name -> path."""
+    """Builds what the selected workloads need; returns name -> path, the *_torch programs once per
+    available anchor under name + anchor suffix (missing: not built or failed)."""
     os.makedirs(work, exist_ok=True)
-    needed = set()
-    if "overhead" in only:
-        needed.add("overhead_torch")
-    if "elementwise" in only:
-        needed.add("elementwise_torch")
-    if "sgemm" in only:
-        needed |= {"sgemm_torch", "sgemm_ref"}
-    if "devx" in only:
-        needed |= {"first_op_torch", "empty"}
+    needed_torch = {n for w in only for n in WORKLOAD_TORCH_PROGRAMS.get(w, [])}
+    needed_plain = {n for w in only for n in WORKLOAD_PLAIN_PROGRAMS.get(w, [])}
     headers = glob.glob(f"{HERE}/*.h")
     out = {}
-    for name, (srcs, inc, libs) in torch_programs().items():
-        if name not in needed:
+    for anchor in ANCHORS:
+        if not anchor.available:
+            continue
+        d = anchor_work_dir(work, anchor)
+        os.makedirs(d, exist_ok=True)
+        for name, (srcs, extra, sets_threads) in torch_programs().items():
+            if name not in needed_torch:
+                continue
+            exe = os.path.join(d, name)
+            libs = anchor.libs + (anchor.blas_libs if sets_threads else []) + extra
+            cmd = [CXX, "-O2", *anchor.flags, "-Wall", "-Wextra", f"-I{HERE}", *anchor.inc, *srcs,
+                   "-o", exe, *libs]
+            if build_if_stale(exe, cmd, srcs + headers, lock, f"{name} ({anchor.name})"):
+                out[name + anchor.suffix] = exe
+    for name, (srcs, flags, libs) in plain_programs().items():
+        if name not in needed_plain:
             continue
         exe = os.path.join(work, name)
-        if not os.path.exists(exe) or os.path.getmtime(exe) < newest_mtime(srcs + headers):
-            cmd = [CXX, "-O2", *BASE_FLAGS, "-Wall", "-Wextra", f"-I{HERE}", *inc, *srcs, "-o", exe,
-                   *libs]
-            log(f"[build] {name}")
-            with build_lock(lock):
-                subprocess.run(cmd, check=True)
-        out[name] = exe
+        cmd = [CXX, "-O2", *BASE_FLAGS, *flags, "-Wall", "-Wextra", f"-I{HERE}", *srcs, "-o", exe,
+               *libs]
+        if build_if_stale(exe, cmd, srcs + headers, lock, name):
+            out[name] = exe
     if "hwlimits" in only:  # -O3 -march=native, as §7 says; no tensor library
         exe = os.path.join(work, "hwlimits")
         src = f"{HERE}/hwlimits.cpp"
-        if not os.path.exists(exe) or os.path.getmtime(exe) < newest_mtime([src] + headers):
-            log("[build] hwlimits")
-            with build_lock(lock):
-                subprocess.run([CXX, "-O3", "-march=native", "-fopenmp", "-std=c++17",
-                                f"-I{HERE}", src, "-o", exe], check=True)
-        out["hwlimits"] = exe
+        cmd = [CXX, "-O3", "-march=native", "-fopenmp", "-std=c++17", f"-I{HERE}", src, "-o", exe]
+        if build_if_stale(exe, cmd, [src] + headers, lock, "hwlimits"):
+            out["hwlimits"] = exe
     return out
 
 
@@ -243,13 +409,17 @@ class Results:
         self.info = {}
         self.flags = {}
 
-    def add_output(self, text, pass_no, others, raw):
+    def add_output(self, text, pass_no, others, raw, lib_suffix=""):
+        """Parses a program's lines; `lib_suffix` tells an anchor's labels apart (a program built
+        against the newest LibTorch prints `libtorch`, recorded as `libtorch_new`)."""
         for line in text.splitlines():
             m = LINE.match(line.strip())
             if not m:
                 continue
-            raw.append(f"pass={pass_no} others_cores={others:.2f} {line.strip()}")
             kind, wl, case, thr, lib, rest = m.groups()
+            lib += lib_suffix
+            raw.append(f"pass={pass_no} others_cores={others:.2f} {kind} {wl} {case} {thr} {lib} "
+                       f"{rest}".rstrip())
             kv = dict(x.split("=", 1) for x in rest.split() if "=" in x)
             key = (wl, case, thr, lib)
             if kind == "RESULT":
@@ -271,7 +441,8 @@ class Results:
 
 
 def fmt_na(rec):
-    return {"not_built": "not built", "failed": "FAILED"}.get(rec["na"], "n/a")
+    return {"not_built": "not built", "failed": "FAILED", "not_installed": "not installed",
+            "build_failed": "build failed"}.get(rec["na"], "n/a")
 
 
 def fmt_val(rec, digits=3):
@@ -327,6 +498,32 @@ def table(title, note, header, rows):
     sys.stdout.flush()
 
 
+def column_name(anchor):
+    """An anchor's column header: its name with the version its headers give."""
+    return anchor.name
+
+
+def anchor_recs(results, wl, case, thr, lib, pass_no):
+    """Each anchor's record for a library column (`libtorch`, `torch_mm`), in ANCHORS order."""
+    return [results.get((wl, case, thr, a.label(lib)), pass_no) for a in ANCHORS]
+
+
+def anchor_ratio_headers(what="Ember"):
+    return [f"{what}/{column_name(a)}" for a in ANCHORS]
+
+
+def verdicts(oks, check="-"):
+    """One verdict per anchor, joined: `PASS / MISS` (1.13.1 first)."""
+    return " / ".join(verdict(ok, check) for ok in oks)
+
+
+def anchors_note():
+    """The line every table with LibTorch columns carries: which anchors, which versions."""
+    return "Anchors: " + "; ".join(
+        f"{column_name(a)} = {a.version if a.available else 'not installed'}" for a in ANCHORS) + \
+        ". Verdicts are given per anchor, in that order."
+
+
 # ----------------------------------------------------------------------------- workloads
 
 
@@ -335,21 +532,42 @@ def list_cases(exe):
     return [l.strip() for l in out.splitlines() if l.strip()]
 
 
-def run_workload_cases(runner, results, pass_no, workload, progs, cases, threads_list):
-    """progs: list of (lib_label, argv_prefix); each case x threads x prog in a fresh process."""
+def run_workload_cases(runner, results, pass_no, workload, progs, cases, threads_list,
+                       env_extra=None):
+    """progs: list of (lib_label, argv_prefix); each case x threads x prog in a fresh process.
+    A label ending in an anchor's suffix (`libtorch_new`) records that program's lines under it;
+    argv_prefix None (not built) or a string (the reason: not_installed, build_failed) fills the
+    column with that reason."""
     for case in cases:
         for thr in threads_list:
             for label, prefix in progs:
-                if prefix is None:
+                if prefix is None or isinstance(prefix, str):
                     results.data.setdefault((workload, case, thr, label), []).append(
-                        {"na": "not_built", "pass": pass_no})
+                        {"na": prefix or "not_built", "pass": pass_no})
                     continue
+                suffix = next((a.suffix for a in ANCHORS if a.suffix and label.endswith(a.suffix)),
+                              "")
                 log(f"[pass {pass_no}] {workload} {case} {thr} {label}")
-                out, others, ok = runner.run([*prefix, case, thr])
-                results.add_output(out, pass_no, others, runner.raw)
+                out, others, ok = runner.run([*prefix, case, thr], env_extra)
+                results.add_output(out, pass_no, others, runner.raw, suffix)
                 if not ok and not LINE.search(out or ""):
                     results.data.setdefault((workload, case, thr, label), []).append(
                         {"na": "failed", "pass": pass_no})
+
+
+def anchor_progs(torch_bins, name, lib, extra_argv=()):
+    """(label, argv prefix) per anchor for the torch program `name` whose lines say `lib`: the
+    program's path, or the reason its column stays empty (not_installed, build_failed)."""
+    progs = []
+    for a in ANCHORS:
+        exe = torch_bins.get(name + a.suffix)
+        if not a.available:
+            progs.append((a.label(lib), "not_installed"))
+        elif exe is None:
+            progs.append((a.label(lib), "build_failed"))
+        else:
+            progs.append((a.label(lib), [exe, *extra_argv]))
+    return progs
 
 
 def hwlimits_register_check(exe):
@@ -438,15 +656,16 @@ def report_overhead(results, passes, threads):
         for case in cases:
             for thr in threads:
                 e = results.get(("overhead", case, thr, "ember"), p)
-                t = results.get(("overhead", case, thr, "libtorch"), p)
-                if e is None and t is None:
+                ts = anchor_recs(results, "overhead", case, thr, "libtorch", p)
+                if e is None and all(t is None for t in ts):
                     continue  # not run (--cases)
-                unit = next((r["unit"] for r in (e, t) if r and "unit" in r), "us")
-                r = ratio(e, t)
-                ok = None if r is None else r <= TARGET_OVERHEAD_RATIO
+                unit = next((r["unit"] for r in (e, *ts) if r and "unit" in r), "us")
+                rs = [ratio(e, t) for t in ts]
+                oks = [None if r is None else r <= TARGET_OVERHEAD_RATIO for r in rs]
                 check = results.info.get(("overhead", case, thr, "ember"), {}).get("check", "-")
-                rows.append([p, case, thr, fmt_cell(e), fmt_cell(t), unit, fmt_ratio(r),
-                             f"<= {TARGET_OVERHEAD_RATIO}", check, verdict(ok, check)])
+                rows.append([p, case, thr, fmt_cell(e), *[fmt_cell(t) for t in ts], unit,
+                             *[fmt_ratio(r) for r in rs], f"<= {TARGET_OVERHEAD_RATIO}", check,
+                             verdicts(oks, check)])
     # Issue #4: Ember's module call against Ember's bare functional call (target <= 1.2x).
     for p in passes:
         for thr in threads:
@@ -456,15 +675,17 @@ def report_overhead(results, passes, threads):
                 continue
             r = ratio(m, f)
             ok = None if r is None else r <= TARGET_MODULE_CALL_RATIO
-            rows.append([p, "module_call/functional (Ember)", thr, fmt_cell(m), fmt_cell(f),
-                         "us/call", fmt_ratio(r), f"<= {TARGET_MODULE_CALL_RATIO}", "-",
-                         verdict(ok, "-")])
+            rows.append([p, "module_call/functional (Ember)", thr,
+                         fmt_cell(m), fmt_cell(f), *[""] * (len(ANCHORS) - 1), "us/call",
+                         fmt_ratio(r), *[""] * (len(ANCHORS) - 1),
+                         f"<= {TARGET_MODULE_CALL_RATIO}", "-", verdict(ok, "-")])
     table("§1 Eager per-op overhead (time per call: lower is better)",
           "ratio = Ember / LibTorch time (lower is better; target <= 0.5). median [min-max]. "
           "check = Ember's result is float32 as the workload defines. "
-          "Anchors (LibTorch): a+b 1 elem 0.58 us, requires_grad 1.26 us, chain 4.5 us/op.",
-          ["pass", "case", "threads", "Ember", "LibTorch", "unit", "Ember/LibTorch", "target",
-           "check", "verdict"], rows)
+          "Anchors (LibTorch 1.13.1): a+b 1 elem 0.58 us, requires_grad 1.26 us, chain 4.5 us/op.\n"
+          + anchors_note(),
+          ["pass", "case", "threads", "Ember", *[column_name(a) for a in ANCHORS], "unit",
+           *anchor_ratio_headers(), "target", "check", "verdict"], rows)
 
 
 def report_elementwise(results, passes, threads):
@@ -475,34 +696,37 @@ def report_elementwise(results, passes, threads):
         for case in cases:
             for thr in threads:
                 e = results.get(("elementwise", case, thr, "ember"), p)
-                t = results.get(("elementwise", case, thr, "libtorch"), p)
-                if e is None and t is None:
+                ts = anchor_recs(results, "elementwise", case, thr, "libtorch", p)
+                if e is None and all(t is None for t in ts):
                     continue  # not run (--cases)
-                r = ratio(e, t)
+                rs = [ratio(e, t) for t in ts]
                 tri = triad(results, thr, p)
                 frac = e["median"] / tri if e and "na" not in e and tri else None
-                ok = None if r is None else (r >= 1.0 and (frac is None or
-                                                           frac >= TARGET_TRIAD_FRACTION))
+                oks = [None if r is None else (r >= 1.0 and (frac is None or
+                                                             frac >= TARGET_TRIAD_FRACTION))
+                       for r in rs]
                 check = results.info.get(("elementwise", case, thr, "ember"), {}).get("check", "-")
-                rows.append([p, case, thr, fmt_cell(e), fmt_cell(t), fmt_ratio(r),
+                rows.append([p, case, thr, fmt_cell(e), *[fmt_cell(t) for t in ts],
+                             *[fmt_ratio(r) for r in rs],
                              "-" if frac is None else f"{100 * frac:.0f}%", check,
-                             verdict(ok, check)])
+                             verdicts(oks, check)])
     table("§2 Elementwise throughput, N = 16 Mi floats (GB/s: higher is better)",
           "ratio = Ember / LibTorch GB/s (higher is better; target >= 1). 'of triad' = Ember GB/s "
           "/ STREAM triad at the same threads (lt-def: the 2-thread triad; target >= 80%). "
-          "check = Ember result vs scalar math on a sample.",
-          ["pass", "case", "threads", "Ember GB/s", "LibTorch GB/s", "Ember/LibTorch",
-           "Ember of triad", "check", "verdict"], rows)
+          "check = Ember result vs scalar math on a sample.\n" + anchors_note(),
+          ["pass", "case", "threads", "Ember GB/s", *[f"{column_name(a)} GB/s" for a in ANCHORS],
+           *anchor_ratio_headers(), "Ember of triad", "check", "verdict"], rows)
 
 
 def report_sgemm(results, passes, threads, sizes):
     rows = []
+    mm_labels = [a.label("torch_mm") for a in ANCHORS]
     for p in passes:
         for case in sizes:
             n = case[1:]
             for thr in threads:
                 recs = {lib: results.get(("sgemm", case, thr, lib), p)
-                        for lib in ["ember", "torch_mm", "openblas_cblas", "onednn_sgemm"]}
+                        for lib in ["ember", *mm_labels, "openblas_cblas", "onednn_sgemm"]}
                 refs = [r["median"] for k, r in recs.items()
                         if k in ("openblas_cblas", "onednn_sgemm") and r and "na" not in r]
                 e = recs["ember"]
@@ -513,22 +737,26 @@ def report_sgemm(results, passes, threads, sizes):
                 check = "-" if not checks else ("pass" if all(c == "pass" for c in checks)
                                                 else "FAIL")
                 ok = None if frac is None else frac >= TARGET_MM_FRACTION
-                rows.append([p, n, thr, fmt_cell(e), fmt_cell(recs["torch_mm"]),
+                rows.append([p, n, thr, fmt_cell(e), *[fmt_cell(recs[l]) for l in mm_labels],
                              fmt_val(recs["openblas_cblas"]), fmt_val(recs["onednn_sgemm"]),
-                             fmt_ratio(ratio(e, recs["torch_mm"])),
+                             *[fmt_ratio(ratio(e, recs[l])) for l in mm_labels],
                              "-" if frac is None else f"{100 * frac:.0f}%", check,
                              verdict(ok, check)])
         for thr in ["a1b1", "a2b1", "a1b2"]:
             rows.append([p, "1024 probe", f"{thr} (ATen {thr[1]}, BLAS {thr[3]})", "n/a",
-                         fmt_cell(results.get(("sgemm", "n1024", thr, "torch_mm"), p)), "", "", "",
-                         "", results.info.get(("sgemm", "n1024", thr, "torch_mm"), {}).get(
+                         fmt_cell(results.get(("sgemm", "n1024", thr, mm_labels[0]), p)),
+                         *[""] * (len(ANCHORS) - 1), "", "", *[""] * len(ANCHORS), "",
+                         results.info.get(("sgemm", "n1024", thr, mm_labels[0]), {}).get(
                              "check", "-"), ""])
     table("§3 SGEMM C = A·B (GFLOP/s: higher is better)",
           "Ember/torch_mm = GFLOP/s ratio (higher is better). 'of best BLAS' = Ember / "
           "max(openblas_cblas, onednn_sgemm) at the same n and threads (target >= 95%). check = "
           "every library's C vs a float64 product (max|err|/max|ref| < 1e-4). Probe rows: "
-          "torch::mm at n = 1024 with (ATen, OpenBLAS) threads.",
-          ["pass", "n", "threads", "Ember", "torch_mm", "openblas", "oneDNN", "Ember/torch_mm",
+          "torch::mm of LibTorch 1.13.1 at n = 1024 with (ATen, OpenBLAS) threads (the newest "
+          "LibTorch sizes its bundled MKL with torch::set_num_threads: no separate pool).\n"
+          + anchors_note().replace(" Verdicts are given per anchor, in that order.", ""),
+          ["pass", "n", "threads", "Ember", *[f"torch_mm {column_name(a)}" for a in ANCHORS],
+           "openblas", "oneDNN", *[f"Ember/torch_mm {column_name(a)}" for a in ANCHORS],
            "Ember of best BLAS", "check", "verdict"], rows)
 
 
@@ -728,6 +956,10 @@ def do_devx(runner, results, pass_no, work, torch_bins, ember_build, ember_progs
     os.makedirs(d, exist_ok=True)
     libs = {"libtorch": {"src": f"{HERE}/devx/linear_train_torch.cpp", "inc": TORCH_INC,
                          "link": TORCH_LIBS}}
+    for a in ANCHORS[1:]:  # the newest LibTorch: its own flags (C++20), includes and libraries
+        if a.available:
+            libs[a.key] = {"src": f"{HERE}/devx/linear_train_torch.cpp", "inc": a.inc,
+                           "link": a.libs, "flags": a.flags}
     libember = find_libember(ember_build) if ember_build else None
     if not libember and ember_progs.get("first_op"):  # the library the Ember programs load
         ldd = subprocess.run(["ldd", ember_progs["first_op"]], capture_output=True, text=True)
@@ -753,7 +985,8 @@ def do_devx(runner, results, pass_no, work, torch_bins, ember_build, ember_progs
                 with build_lock(runner.args.lock):
                     if runner.args.gate:
                         wait_for_idle(runner.args.busy_limit, runner.args.idle_wait)
-                    t = timed([CXX, opt, *BASE_FLAGS, *spec["inc"], spec["src"], "-o", exe[opt],
+                    t = timed([CXX, opt, *spec.get("flags", BASE_FLAGS), *spec["inc"], spec["src"],
+                               "-o", exe[opt],
                                *spec["link"]])
                 if t is not None:
                     times.append(t)
@@ -766,7 +999,8 @@ def do_devx(runner, results, pass_no, work, torch_bins, ember_build, ember_progs
             with build_lock(runner.args.lock):
                 if runner.args.gate:
                     wait_for_idle(runner.args.busy_limit, runner.args.idle_wait)
-                t = timed([CXX, "-O2", *BASE_FLAGS, *spec["inc"], "-c", spec["src"], "-o",
+                t = timed([CXX, "-O2", *spec.get("flags", BASE_FLAGS), *spec["inc"], "-c",
+                           spec["src"], "-o",
                            os.path.join(d, f"linear_train_{lib}.o")])
             if t is not None:
                 times.append(t)
@@ -781,6 +1015,7 @@ def do_devx(runner, results, pass_no, work, torch_bins, ember_build, ember_progs
         out[lib] = r
     # start-up
     first = {"libtorch": torch_bins.get("first_op_torch"), "ember": ember_progs.get("first_op"),
+             **{a.key: torch_bins.get("first_op_torch" + a.suffix) for a in ANCHORS[1:]},
              "empty": torch_bins.get("empty")}
     for lib, exe in first.items():
         if not exe:
@@ -798,6 +1033,7 @@ def do_devx(runner, results, pass_no, work, torch_bins, ember_build, ember_progs
 
 def report_devx(results, passes):
     rows = []
+    na = len(ANCHORS)
 
     def s(x, scale=1.0, digits=3):
         if x is None:
@@ -809,22 +1045,27 @@ def report_devx(results, passes):
 
     for p in passes:
         d = results.info.get(("devx", p), {})
-        e, t = d.get("ember", {}), d.get("libtorch", {})
+        e = d.get("ember", {})
+        ts = [d.get(a.key, {}) for a in ANCHORS]
 
         def row(what, key, unit, target=None, scale=1.0, digits=3):
-            ev, tv = e.get(key), t.get(key)
-            good = [x for x in (ev, tv) if x and not x.get("failed")]
-            r = ev["median"] / tv["median"] if len(good) == 2 else None
+            ev = e.get(key)
+            rs = []
+            for t in ts:
+                tv = t.get(key)
+                good = [x for x in (ev, tv) if x and not x.get("failed")]
+                rs.append(ev["median"] / tv["median"] if len(good) == 2 else None)
             ok = None if (ev is None or target is None) else (
                 False if ev.get("failed") else ev["median"] * scale <= target)
-            rows.append([p, what, s(ev, scale, digits), s(tv, scale, digits), unit, fmt_ratio(r),
+            rows.append([p, what, s(ev, scale, digits), *[s(t.get(key), scale, digits) for t in ts],
+                         unit, *[fmt_ratio(r) for r in rs],
                          "-" if target is None else f"<= {target:g}", verdict(ok)])
 
         row("compile+link -O0 (linear_train.cpp)", "compile-O0", "s")
         row("compile+link -O2 (linear_train.cpp)", "compile-O2", "s", TARGET_COMPILE_S)
         row("compile only -O2 -c", "compile-O2-c", "s")
-        ef, tf = e.get("footprint") or {}, t.get("footprint") or {}
-        e["counted_bytes"], t["counted_bytes"] = ef.get("counted_bytes"), tf.get("counted_bytes")
+        for x in (e, *ts):
+            x["counted_bytes"] = (x.get("footprint") or {}).get("counted_bytes")
         for key, what, unit, scale, target in [("binary_bytes", "-O2 binary size", "KB", 1e-3,
                                                 None),
                                                ("libs_bytes", "ldd closure size (all)", "MB",
@@ -832,28 +1073,33 @@ def report_devx(results, passes):
                                                ("counted_bytes", "loaded libs beyond libc/"
                                                 "libstdc++/BLAS/oneDNN (issue #2)", "MB", 1e-6,
                                                 TARGET_LIBS_MB)]:
-            ev, tv = e.get(key), t.get(key)
-            r = ev / tv if ev and tv else None
+            ev = e.get(key)
+            rs = [ev / t[key] if ev and t.get(key) else None for t in ts]
             ok = None if (ev is None or target is None) else ev * scale <= target
             rows.append([p, what, "n/a" if ev is None else f"{ev * scale:.4g}",
-                         "n/a" if tv is None else f"{tv * scale:.4g}", unit, fmt_ratio(r),
+                         *["n/a" if t.get(key) is None else f"{t[key] * scale:.4g}" for t in ts],
+                         unit, *[fmt_ratio(r) for r in rs],
                          "-" if target is None else f"<= {target:g}", verdict(ok)])
         rows.append([p, "ldd closure count", e.get("libs_count", "n/a"),
-                     t.get("libs_count", "n/a"), "libs", "", "", ""])
-        rows.append([p, "loaded libs counted by issue #2", ef.get("counted_count", "n/a"),
-                     tf.get("counted_count", "n/a"), "libs", "", "", ""])
+                     *[t.get("libs_count", "n/a") for t in ts], "libs", *[""] * na, "", ""])
+        rows.append([p, "loaded libs counted by issue #2",
+                     (e.get("footprint") or {}).get("counted_count", "n/a"),
+                     *[(t.get("footprint") or {}).get("counted_count", "n/a") for t in ts], "libs",
+                     *[""] * na, "", ""])
         rows.append([p, "linear_train converged", e.get("converged", "n/a"),
-                     t.get("converged", "n/a"), "", "", "", ""])
+                     *[t.get("converged", "n/a") for t in ts], "", *[""] * na, "", ""])
         row("start-up exec->main", "exec_to_main", "ms")
         row("start-up exec->first result", "exec_to_first", "ms", TARGET_STARTUP_MS)
         emp = d.get("empty", {}).get("exec_to_first")
-        rows.append([p, "launcher baseline (empty.cpp, no library: one number for both)", s(emp),
-                     s(emp), "ms", "", "", ""])
+        rows.append([p, "launcher baseline (empty.cpp, no library: one number for all)", s(emp),
+                     *[s(emp)] * na, "ms", *[""] * na, "", ""])
     table("§8 Developer experience (times and sizes: lower is better)",
           "ratio = Ember / LibTorch (lower is better). median [min-max] of 3 compiles and 11 "
-          "launches. Anchors (LibTorch): compile 20.5 s, libs 528 MB, start-up 672 ms.",
-          ["pass", "measure", "Ember", "LibTorch", "unit", "Ember/LibTorch", "target", "verdict"],
-          rows)
+          "launches. Anchors (LibTorch 1.13.1): compile 20.5 s, libs 528 MB, start-up 672 ms. "
+          "The newest LibTorch compiles with -std=c++20 (its headers need it).\n"
+          + anchors_note().replace(" Verdicts are given per anchor, in that order.", ""),
+          ["pass", "measure", "Ember", *[column_name(a) for a in ANCHORS], "unit",
+           *anchor_ratio_headers(), "target", "verdict"], rows)
     report_footprint(results, passes)
 
 
@@ -871,7 +1117,7 @@ def report_footprint(results, passes):
     if not d:
         return
     rows = []
-    for lib in ("ember", "libtorch"):
+    for lib in ("ember", *[a.key for a in ANCHORS]):
         f = d.get(lib)
         if not f:
             continue
@@ -906,6 +1152,170 @@ def report_footprint(results, passes):
           ["library", "file", "MB", "counted?", "note"], rows)
 
 
+# --- §5(a) training step, §6 epoch, §9 data loading
+
+
+def train_targets():
+    """Issue #15's time targets, one per anchor (1.13.1: <= 0.5x; the newest: <= 0.7x)."""
+    return [TARGET_TRAIN_RATIO_OLD if not a.suffix else TARGET_TRAIN_RATIO_NEW for a in ANCHORS]
+
+
+def report_train_step(results, passes, threads):
+    rows = []
+    targets = train_targets()
+    for p in passes:
+        for case in ["mlp_sgd", "mlp_adam"]:
+            for thr in threads:
+                e = results.get(("train_step", case, thr, "ember"), p)
+                ts = anchor_recs(results, "train_step", case, thr, "libtorch", p)
+                if e is None and all(t is None for t in ts):
+                    continue  # not run (--cases)
+                rs = [ratio(e, t) for t in ts]
+                oks = [None if r is None else r <= tg for r, tg in zip(rs, targets)]
+                infos = [results.info.get(("train_step", case, thr, lib), {})
+                         for lib in ["ember", *[a.label("libtorch") for a in ANCHORS]]]
+                checks = [i.get("check") for i in infos if i.get("check")]
+                check = "-" if not checks else ("pass" if all(c == "pass" for c in checks)
+                                                else "FAIL")
+                losses = " / ".join(i.get("last_loss", "-") for i in infos)
+                rows.append([p, case, thr, fmt_cell(e), *[fmt_cell(t) for t in ts],
+                             *[fmt_ratio(r) for r in rs], losses, check,
+                             verdicts(oks, infos[0].get("check", "-"))])
+    table("§5(a) Training step: MLP 784-512-256-10, batch 64 (ms per step: lower is better)",
+          "One step = zero_grad, forward, cross_entropy, backward, opt.step() on fixed inputs; "
+          "mlp_sgd: SGD(0.01, momentum 0.9), mlp_adam: Adam(1e-3). median [min-max] of 5 "
+          "repetitions. ratio = Ember / LibTorch time (lower is better); targets (issue #15): "
+          f"<= {TARGET_TRAIN_RATIO_OLD} x LibTorch 1.13.1, <= {TARGET_TRAIN_RATIO_NEW} x the "
+          "newest. "
+          "loss after = the loss on the fixed batch after the timed steps (Ember / anchors); "
+          "check = every library's first loss is near ln 10 and its loss went down.\n"
+          + anchors_note(),
+          ["pass", "case", "threads", "Ember ms", *[f"{column_name(a)} ms" for a in ANCHORS],
+           *anchor_ratio_headers(), "loss after", "check", "verdict"], rows)
+
+
+def report_epoch(results, passes, threads):
+    rows = []
+    targets = train_targets()
+    libs = ["ember", *[a.label("libtorch") for a in ANCHORS]]
+    for p in passes:
+        for case in ["mlp"]:
+            for thr in threads:
+                e = results.get(("epoch", case, thr, "ember"), p)
+                ts = anchor_recs(results, "epoch", case, thr, "libtorch", p)
+                if e is None and all(t is None for t in ts):
+                    continue
+                rs = [ratio(e, t) for t in ts]
+                oks = [None if r is None else r <= tg for r, tg in zip(rs, targets)]
+                infos = [results.info.get(("epoch", case, thr, lib), {}) for lib in libs]
+                checks = [i.get("check") for i in infos if i.get("check")]
+                check = "-" if not checks else ("pass" if all(c == "pass" for c in checks)
+                                                else "FAIL")
+
+                def pct(i):
+                    acc = i.get("accuracies")
+                    return "-" if not acc else ",".join(f"{100 * float(a):.1f}%"
+                                                        for a in acc.split(","))
+
+                def load(i):
+                    return "-" if "load_s" not in i else f"{float(i['load_s']):.2f}"
+
+                rows.append([p, case, thr, fmt_cell(e), *[fmt_cell(t) for t in ts],
+                             *[fmt_ratio(r) for r in rs], " / ".join(pct(i) for i in infos),
+                             " / ".join(load(i) for i in infos), check,
+                             verdicts(oks, infos[0].get("check", "-"))])
+    table("§6 Fashion-MNIST epoch, MLP, batch 64 (seconds per epoch: lower is better)",
+          "Per repetition: manual_seed(0), new MLP, SGD(0.01, momentum 0.9), randperm, 938 steps "
+          "by index_select with loss.item() (timed), then eval accuracy on the 10,000 test "
+          "images. median [min-max] over up to 3 repetitions (none started after 120 s). ratio = "
+          "Ember / LibTorch time (lower is better); targets (issue #15): "
+          f"<= {TARGET_TRAIN_RATIO_OLD} x LibTorch 1.13.1, <= {TARGET_TRAIN_RATIO_NEW} x the "
+          "newest. "
+          "accuracy per repetition and load+decode seconds (not timed in the epoch) are given "
+          "as Ember / anchors; check = every repetition of every library reaches >= 80% "
+          "(both should land near 85%).\n" + anchors_note(),
+          ["pass", "model", "threads", "Ember s", *[f"{column_name(a)} s" for a in ANCHORS],
+           *anchor_ratio_headers(), "accuracy", "load s", "check", "verdict"], rows)
+
+
+DATA_LOADING_LOAD_LINE = re.compile(r"^INFO data_loading load (\S+) (\S+=.*)$")
+
+
+MNIST_FILES = ["train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+               "t10k-labels-idx1-ubyte"]
+
+
+def unpacked_mnist(work, src):
+    """A folder with the four IDX files uncompressed: LibTorch's datasets::MNIST reads only those,
+    and Debian ships Fashion-MNIST gzipped. `src` itself when it has them; else a copy gunzipped
+    once into `work`/fashion-mnist-raw (Ember's MNIST reads either; both libraries get this one)."""
+    if all(os.path.exists(os.path.join(src, f)) for f in MNIST_FILES):
+        return src
+    dst = os.path.join(work, "fashion-mnist-raw")
+    os.makedirs(dst, exist_ok=True)
+    for f in MNIST_FILES:
+        gz, out = os.path.join(src, f + ".gz"), os.path.join(dst, f)
+        if not os.path.exists(gz):
+            log(f"[data_loading] no {gz}")
+            return src
+        if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(gz):
+            with gzip.open(gz, "rb") as fin, open(out + ".tmp", "wb") as fout:
+                shutil.copyfileobj(fin, fout)
+            os.replace(out + ".tmp", out)
+    return dst
+
+
+def do_data_loading(runner, results, pass_no, progs, root):
+    """§9: each program runs once per pass (`prog <root>`: it loops over its worker settings
+    itself, at its default threads, printing `def` as the setting and `torch`/`ember` as the
+    library). Its load-time line has no thread field; it is read as setting `def`."""
+    for label, prefix in progs:
+        if prefix is None or isinstance(prefix, str):
+            results.data.setdefault(("data_loading", "-", "def", label), []).append(
+                {"na": prefix or "not_built", "pass": pass_no})
+            continue
+        suffix = next((a.suffix for a in ANCHORS if a.suffix and label.endswith(a.suffix)), "")
+        log(f"[pass {pass_no}] data_loading {label}")
+        out, others, ok = runner.run([*prefix, root])
+        out = "\n".join(DATA_LOADING_LOAD_LINE.sub(r"INFO data_loading load def \1 \2", l.strip())
+                        for l in (out or "").splitlines())
+        results.add_output(out, pass_no, others, runner.raw, suffix)
+        if not ok:
+            results.data.setdefault(("data_loading", "-", "def", label), []).append(
+                {"na": "failed", "pass": pass_no})
+
+
+def report_data_loading(results, passes):
+    rows = []
+    cases = sorted({k[1] for k in results.data if k[0] == "data_loading" and k[1] != "-"})
+    labels = [a.label("torch") for a in ANCHORS]
+    for p in passes:
+        for case in cases or ["-"]:
+            e = results.get(("data_loading", case, "def", "ember"), p) or \
+                results.get(("data_loading", "-", "def", "ember"), p)
+            ts = [results.get(("data_loading", case, "def", l), p) or
+                  results.get(("data_loading", "-", "def", l), p) for l in labels]
+            if e is None and all(t is None for t in ts):
+                continue
+            unit = next((r["unit"] for r in (e, *ts) if r and "unit" in r), "batches/s")
+            infos = [results.info.get(("data_loading", case, "def", lib), {})
+                     for lib in ["ember", *labels]]
+            loads = [results.info.get(("data_loading", "load", "def", lib), {}).get(
+                "mnist_train_load_s", "-") for lib in ["ember", *labels]]
+            batches = " / ".join(i.get("batches_per_epoch", "-") for i in infos)
+            rows.append([p, case, fmt_cell(e), *[fmt_cell(t) for t in ts], unit,
+                         *[fmt_ratio(ratio(e, t)) for t in ts], batches, " / ".join(loads)])
+    table("§9 Data loading: Fashion-MNIST, Normalize + Stack, batch 64, RandomSampler "
+          "(higher is better)",
+          "Batches per second over one full epoch per worker setting (w0, w2), the dataset "
+          "already constructed; each library at its default threads. ratio = Ember / LibTorch "
+          "rate (higher is better). batches per epoch and dataset load seconds: Ember / "
+          "anchors.\n" + anchors_note().replace(" Verdicts are given per anchor, in that order.",
+                                                 ""),
+          ["pass", "case", "Ember", *[column_name(a) for a in ANCHORS], "unit",
+           *anchor_ratio_headers(), "batches/epoch", "load s"], rows)
+
+
 # ----------------------------------------------------------------------------- main
 
 
@@ -925,7 +1335,8 @@ def main():
                     help="thread settings for elementwise and sgemm (default 1,2,lt-def)")
     ap.add_argument("--overhead-threads", default="lt-def", help="thread settings for §1")
     ap.add_argument("--sizes", default="64,128,256,512,1024,2048", help="SGEMM sizes")
-    ap.add_argument("--cases", default="", help="comma list restricting the cases of §1/§2")
+    ap.add_argument("--cases", default="", help="comma list restricting the cases of §1/§2, and "
+                    "of any other workload when it names some of them")
     ap.add_argument("--work", default=os.path.join(REPO, "build-bench-compare"),
                     help="where the LibTorch-side programs and logs go")
     ap.add_argument("--no-gate", dest="gate", action="store_false",
@@ -937,6 +1348,15 @@ def main():
                     help="flock file the repo's builds hold; each measured program holds it too, "
                     "so builds wait between programs ('' to disable)")
     ap.add_argument("--idle-wait", type=float, default=60.0, help="max seconds to wait for idle")
+    ap.add_argument("--torch-new", default=os.environ.get("EMBER_TORCH_NEW") or (
+                    TORCH_NEW_DEFAULT if os.path.isdir(TORCH_NEW_DEFAULT) else ""),
+                    help="the newest LibTorch: a torch/ folder with include/ and lib/ (default "
+                    f"$EMBER_TORCH_NEW, else {TORCH_NEW_DEFAULT} when it exists; '' for none)")
+    ap.add_argument("--train-threads", default="1,2",
+                    help="thread settings for train_step and epoch (default 1,2)")
+    ap.add_argument("--fashion-mnist", default=FASHION_MNIST_DIR,
+                    help=f"Fashion-MNIST folder for epoch and data_loading (default "
+                    f"{FASHION_MNIST_DIR})")
     args = ap.parse_args()
     global BUSY_LIMIT
     BUSY_LIMIT = args.busy_limit if args.gate else float("inf")
@@ -949,6 +1369,10 @@ def main():
     sizes = [f"n{s}" for s in args.sizes.split(",") if s]
     case_filter = set(c for c in args.cases.split(",") if c)
 
+    global ANCHORS
+    ANCHORS = [anchor_old(), anchor_new(args.torch_new)]
+    for a in ANCHORS:
+        log(f"[anchor] {a.name}: {a.version if a.available else a.reason}")
     torch_bins = build_torch_side(args.work, only, args.lock)
     build = os.path.abspath(args.build)
     default_build = os.path.join(REPO, "build", "release")
@@ -962,45 +1386,77 @@ def main():
             "(build the ember_compare_* targets with -DEMBER_BUILD_BENCHMARKS=ON)")
     else:
         log(f"[ember] programs: {', '.join(sorted(ember))} from {build}")
+    train_threads = [t for t in args.train_threads.split(",") if t]
+
+    def cases_of(torch_name, ember_key, strict=False):
+        """The cases a workload's programs list (the first LibTorch build, else Ember's), cut to
+        --cases: always for §1/§2 (`strict`), otherwise when --cases names any of them."""
+        exe = next((torch_bins[torch_name + a.suffix] for a in ANCHORS
+                    if torch_name + a.suffix in torch_bins), ember.get(ember_key))
+        cases = list_cases(exe) if exe else []
+        picked = [c for c in cases if c in case_filter]
+        return picked if picked or (strict and case_filter) else cases
+
+    def ember_prog(key):
+        return ("ember", [ember[key]] if key in ember else None)
 
     runner = Runner(args)
     results = Results()
     regcheck = {}
-    if "hwlimits" in only:
+    if "hwlimits" in only and "hwlimits" in torch_bins:
         regcheck = hwlimits_register_check(torch_bins["hwlimits"])
     for p in passes:
-        if "hwlimits" in only:
+        if "hwlimits" in only and "hwlimits" in torch_bins:
             do_hwlimits(runner, results, p, torch_bins["hwlimits"], ["1", "2"])
         if "overhead" in only:
-            cases = list_cases(torch_bins["overhead_torch"])
-            if case_filter:
-                cases = [c for c in cases if c in case_filter]
             run_workload_cases(runner, results, p, "overhead", [
-                ("ember", [ember["overhead"]] if "overhead" in ember else None),
-                ("libtorch", [torch_bins["overhead_torch"]])], cases,
+                ember_prog("overhead"), *anchor_progs(torch_bins, "overhead_torch", "libtorch")],
+                cases_of("overhead_torch", "overhead", True),
                 [t for t in args.overhead_threads.split(",") if t])
         if "elementwise" in only:
-            cases = list_cases(torch_bins["elementwise_torch"])
-            if case_filter:
-                cases = [c for c in cases if c in case_filter]
             run_workload_cases(runner, results, p, "elementwise", [
-                ("ember", [ember["elementwise"]] if "elementwise" in ember else None),
-                ("libtorch", [torch_bins["elementwise_torch"]])], cases, threads)
+                ember_prog("elementwise"),
+                *anchor_progs(torch_bins, "elementwise_torch", "libtorch")],
+                cases_of("elementwise_torch", "elementwise", True), threads)
         if "sgemm" in only:
+            ref = torch_bins.get("sgemm_ref")
             run_workload_cases(runner, results, p, "sgemm", [
-                ("ember", [ember["sgemm"]] if "sgemm" in ember else None),
-                ("torch_mm", [torch_bins["sgemm_torch"]]),
-                ("openblas_cblas", [torch_bins["sgemm_ref"], "openblas_cblas"]),
-                ("onednn_sgemm", [torch_bins["sgemm_ref"], "onednn_sgemm"])], sizes, threads)
+                ember_prog("sgemm"), *anchor_progs(torch_bins, "sgemm_torch", "torch_mm"),
+                ("openblas_cblas", [ref, "openblas_cblas"] if ref else "build_failed"),
+                ("onednn_sgemm", [ref, "onednn_sgemm"] if ref else "build_failed")], sizes,
+                threads)
+            # The probe splits 1.13's two pools; the newest LibTorch sizes one pool for both.
             run_workload_cases(runner, results, p, "sgemm",
-                               [("torch_mm", [torch_bins["sgemm_torch"]])], ["n1024"],
+                               anchor_progs(torch_bins, "sgemm_torch", "torch_mm")[:1], ["n1024"],
                                ["a1b1", "a2b1", "a1b2"])
         if "devx" in only:
             do_devx(runner, results, p, args.work, torch_bins, build if ember or
                     find_libember(build) else None, ember)
+        if "train_step" in only:
+            run_workload_cases(runner, results, p, "train_step", [
+                ember_prog("train_step"),
+                *anchor_progs(torch_bins, "train_step_torch", "libtorch")],
+                cases_of("train_step_torch", "train_step"), train_threads)
+        if "epoch" in only:
+            env_dir = {"BENCH_FASHION_MNIST": args.fashion_mnist}
+            run_workload_cases(runner, results, p, "epoch", [
+                ember_prog("epoch"), *anchor_progs(torch_bins, "epoch_torch", "libtorch")],
+                cases_of("epoch_torch", "epoch"), train_threads, env_dir)
+        if "data_loading" in only:
+            if not os.path.exists(f"{HERE}/data_loading_torch.cpp"):
+                log("[data_loading] no data_loading_torch.cpp yet: skipped")
+            else:
+                do_data_loading(runner, results, p, [
+                    ember_prog("data_loading"),
+                    *anchor_progs(torch_bins, "data_loading_torch", "torch")],
+                    unpacked_mnist(args.work, args.fashion_mnist))
 
     mode = "QUICK smoke test, not a measurement" if args.quick else "full protocol"
-    print(f"\n## Ember vs LibTorch 1.13.1 ({mode}; {len(passes)} pass(es); Ember build: {build})")
+    names = " and ".join(a.name for a in ANCHORS if a.available)
+    print(f"\n## Ember vs {names} ({mode}; {len(passes)} pass(es); Ember build: {build})\n")
+    for a in ANCHORS:
+        print(f"- {column_name(a)}: "
+              f"{a.version if a.available else 'not installed: ' + a.reason}")
     if args.gate:
         print(f"\n`*` = other processes used more than {args.busy_limit} core while that program "
               f"ran, even after {args.retries} re-run(s): treat the number as disturbed.")
@@ -1014,6 +1470,12 @@ def main():
         report_sgemm(results, passes, threads, sizes)
     if "devx" in only:
         report_devx(results, passes)
+    if "train_step" in only:
+        report_train_step(results, passes, train_threads)
+    if "epoch" in only:
+        report_epoch(results, passes, train_threads)
+    if "data_loading" in only and os.path.exists(f"{HERE}/data_loading_torch.cpp"):
+        report_data_loading(results, passes)
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
     raw_path = os.path.join(args.work, f"results-{stamp}.txt")
