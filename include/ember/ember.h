@@ -21,7 +21,7 @@
 #include "ember/core/threads.h"
 #include "ember/core/warning.h"
 #include "ember/cuda/cuda.h"
-#include "ember/data/mnist.h"
+#include "ember/data.h"
 #include "ember/nn.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
@@ -32,3 +32,4 @@
 #include "ember/ops/reduction.h"
 #include "ember/ops/shape.h"
 #include "ember/optim.h"
+#include "ember/serialize.h"

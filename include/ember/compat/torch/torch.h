@@ -5,7 +5,7 @@
 // Every other public LibTorch header path (tests/compat/libtorch_headers.txt) is a generated header
 // in this folder that includes this one.
 //
-// What is not there yet fails to compile with the missing name (e.g. torch::data's loaders, JIT):
+// What is not there yet fails to compile with the missing name (e.g. JIT):
 // docs/compat.md lists the differences.
 #pragma once
 
