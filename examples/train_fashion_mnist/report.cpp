@@ -79,8 +79,9 @@ void chart(std::ostringstream& svg, double x0, double y0, double w, double h,
     for (int i = 0; i < n; ++i)
       svg << "<circle cx='" << px(i) << "' cy='" << py(s.value(rows[i])) << "' r='3' fill='"
           << s.color << "'/>\n";
-    svg << "<text x='" << x0 + 8 << "' y='" << y0 + 16 + 16 * k << "' font-size='12' fill='"
-        << s.color << "'>" << s.name << "</text>\n";
+    // The legend sits top right, away from where falling loss curves start.
+    svg << "<text x='" << x0 + w - 8 << "' y='" << y0 + 16 + 16 * k
+        << "' text-anchor='end' font-size='12' fill='" << s.color << "'>" << s.name << "</text>\n";
   }
 }
 
