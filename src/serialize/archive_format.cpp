@@ -6,9 +6,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "ember/serialize/torch_format.h"
 #include "src/core/check.h"
 #include "src/serialize/json.h"
+#include "src/serialize/torch_format_internal.h"
 
 namespace ember::serialize::detail {
 namespace {
@@ -438,13 +438,13 @@ void write_archive(const ArchiveNode& root, const ByteSink& sink, const char* op
 
 std::shared_ptr<ArchiveNode> read_archive(const uint8_t* data, size_t size,
                                           const std::shared_ptr<void>& keepalive,
-                                          std::optional<Device> device, const std::string& what) {
+                                          std::optional<Device> device, const std::string& what,
+                                          const std::shared_ptr<MappedFile>& mapped) {
   // A zip is what torch.save writes: a state_dict Python saved loads as nested archives of its
-  // tensors, as a plain safetensors file does (its bytes are copied: `keepalive` is not a map
-  // the .pt reader can share).
+  // tensors, as a plain safetensors file does.
   if (size >= 4 && std::memcmp(data, "PK\x03\x04", 4) == 0) {
     OrderedDict<std::string, Tensor> state_dict =
-        load_torch_state_dict(reinterpret_cast<const char*>(data), size, device, what);
+        torch_state_dict_from_zip(data, size, what, mapped, device);
     std::vector<std::pair<std::string, Tensor>> tensors;
     tensors.reserve(state_dict.size());
     for (const auto& item : state_dict) tensors.emplace_back(item.key(), item.value());

@@ -25,6 +25,7 @@
 
 #include "ember/core/device.h"
 #include "ember/serialize/archive.h"
+#include "src/serialize/file_io.h"
 #include "src/serialize/safetensors_format.h"
 
 namespace ember::serialize::detail {
@@ -36,10 +37,12 @@ inline constexpr const char* kArchiveMetadataKey = "ember.archive";
 void write_archive(const ArchiveNode& root, const ByteSink& sink, const char* op);
 
 /// Reads a whole archive file held in `data`. With `keepalive` (the mapping or buffer owning
-/// `data`), aligned tensors share it. Dispatches on the first bytes: a zip (a PyTorch .pt file) is
-/// refused for now. `what` starts every error.
+/// `data`), aligned tensors share it. Dispatches on the first bytes: a zip is a PyTorch .pt file,
+/// whose tensors share `mapped` (the file `data` maps, when it is one) instead of being copied.
+/// `what` starts every error.
 std::shared_ptr<ArchiveNode> read_archive(const uint8_t* data, size_t size,
                                           const std::shared_ptr<void>& keepalive,
-                                          std::optional<Device> device, const std::string& what);
+                                          std::optional<Device> device, const std::string& what,
+                                          const std::shared_ptr<MappedFile>& mapped = nullptr);
 
 }  // namespace ember::serialize::detail

@@ -59,7 +59,7 @@ void OutputArchive::save_to(const std::function<size_t(const void*, size_t)>& fu
 void InputArchive::load_from(const std::string& filename, std::optional<Device> device) {
   std::shared_ptr<detail::MappedFile> file = detail::MappedFile::open(filename);
   root_ = detail::read_archive(file->data(), file->size(), file, device,
-                               "InputArchive::load_from('" + filename + "')");
+                               "InputArchive::load_from('" + filename + "')", file);
 }
 
 void InputArchive::load_from(std::istream& stream, std::optional<Device> device) {

@@ -114,19 +114,23 @@ OrderedDict<std::string, Tensor> torch_state_dict_of(const IValue& root, const s
 
 }  // namespace
 
+OrderedDict<std::string, Tensor> detail::torch_state_dict_from_zip(
+    const uint8_t* data, size_t size, const std::string& source,
+    const std::shared_ptr<MappedFile>& file, std::optional<Device> device) {
+  return torch_state_dict_of(load_torch_zip(data, size, source, file), source, device);
+}
+
 OrderedDict<std::string, Tensor> load_torch_state_dict(const std::string& path,
                                                        std::optional<Device> device) {
   std::shared_ptr<detail::MappedFile> file = detail::MappedFile::open(path);
-  const IValue root = detail::load_torch_zip(file->data(), file->size(), path, file);
-  return torch_state_dict_of(root, path, device);
+  return detail::torch_state_dict_from_zip(file->data(), file->size(), path, file, device);
 }
 
 OrderedDict<std::string, Tensor> load_torch_state_dict(const char* data, size_t size,
                                                        std::optional<Device> device,
                                                        const std::string& source) {
-  const IValue root =
-      detail::load_torch_zip(reinterpret_cast<const uint8_t*>(data), size, source, nullptr);
-  return torch_state_dict_of(root, source, device);
+  return detail::torch_state_dict_from_zip(reinterpret_cast<const uint8_t*>(data), size, source,
+                                           nullptr, device);
 }
 
 }  // namespace ember::serialize
