@@ -2,11 +2,13 @@
 # They are linked privately into libember.so through the interface target ember_deps, so
 # programs that use Ember see only Ember's own headers.
 #   OpenBLAS  (libopenblas-dev)  sgemm/dgemm for mm, bmm, matmul; its bundled LAPACK for linalg
-#   oneDNN    (libdnnl-dev)      bf16 GEMM; later conv, pooling, norms on the CPU
+#   oneDNN    (libdnnl-dev)      bf16 GEMM, fp32 GEMM where faster; conv and average pooling on the CPU
 #   fmt       (libfmt-dev)       error messages and formatting
 #   OpenMP    (libgomp, gcc)     parallel_for
 #   zlib      (zlib1g-dev)       gzip-compressed data sets (Fashion-MNIST IDX files)
 #   SLEEF     (libsleef-dev)     vectorised exp/log/erf/tanh/... for the float32 CPU kernels
+#   Eigen     (libeigen3-dev)    header-only dgemm, compiled for the CPU Ember runs on: float64 GEMM
+#                                when OpenBLAS falls back to an old core (kernels/cpu/blas_core.cpp)
 find_package(fmt REQUIRED)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(ZLIB REQUIRED)
@@ -14,6 +16,8 @@ find_package(dnnl REQUIRED)
 find_path(OPENBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas-pthread openblas
   PATHS /usr/include/x86_64-linux-gnu /usr/include/aarch64-linux-gnu /usr/include REQUIRED)
 find_library(OPENBLAS_LIBRARY NAMES openblas REQUIRED)
+
+find_path(EIGEN3_INCLUDE_DIR Eigen/Core PATH_SUFFIXES eigen3 REQUIRED)
 
 find_path(SLEEF_INCLUDE_DIR sleef.h PATH_SUFFIXES x86_64-linux-gnu aarch64-linux-gnu)
 find_library(SLEEF_LIBRARY NAMES sleef)

@@ -8,7 +8,7 @@ set -euo pipefail
 # ocl-icd-opencl-dev: Debian's oneDNN CMake package looks for OpenCL (only a Recommends of
 # libdnnl-dev, which --no-install-recommends skips; without it configuring fails).
 packages=(build-essential cmake ninja-build pkg-config
-  libopenblas-dev libdnnl-dev ocl-icd-opencl-dev libfmt-dev zlib1g-dev libsleef-dev
+  libopenblas-dev libdnnl-dev ocl-icd-opencl-dev libfmt-dev zlib1g-dev libsleef-dev libeigen3-dev
   libgtest-dev libgmock-dev libbenchmark-dev dataset-fashion-mnist)
 for arg in "$@"; do
   case "$arg" in

@@ -23,17 +23,20 @@ quick=0
 # skipped". A program that ended without GoogleTest's summary (a crash, a timeout) counts as one
 # failure.
 passed=0 failed=0 skipped=0
+count_log() {
+  local log=$1 p f s
+  p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\{0,1\}\.$/\1/p' "$log" | tail -n1)
+  f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) tests\{0,1\}[.,].*$/\1/p' "$log" | tail -n1)
+  s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) tests\{0,1\}[.,].*$/\1/p' "$log" | tail -n1)
+  if ! grep -q '^\[==========\] .* ran\.' "$log"; then f=$((${f:-0} + 1)); fi
+  passed=$((passed + ${p:-0}))
+  failed=$((failed + ${f:-0}))
+  skipped=$((skipped + ${s:-0}))
+}
 count_results() {
-  local log p f s
+  local log
   for log in "$1"/tests/test_*.log; do
-    [ -f "$log" ] || continue
-    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\{0,1\}\.$/\1/p' "$log" | tail -n1)
-    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) tests\{0,1\}[.,].*$/\1/p' "$log" | tail -n1)
-    s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) tests\{0,1\}[.,].*$/\1/p' "$log" | tail -n1)
-    if ! grep -q '^\[==========\] .* ran\.' "$log"; then f=$((${f:-0} + 1)); fi
-    passed=$((passed + ${p:-0}))
-    failed=$((failed + ${f:-0}))
-    skipped=$((skipped + ${s:-0}))
+    [ -f "$log" ] && count_log "$log"
   done
 }
 summary_and_exit() {
@@ -78,6 +81,18 @@ fi
 
 mkdir -p build
 run_suite release build/ci -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}"
+
+# The GEMM and linalg tests once more with OpenBLAS forced onto an old core, so the routes around a
+# fallback core (kernels/cpu/blas_core.cpp: oneDNN for float32, Eigen for float64) run on every CI
+# machine, not only on CPUs newer than OpenBLAS's table.
+echo "=== release: GEMM with OpenBLAS on a fallback core (OPENBLAS_CORETYPE=Prescott) [${SECONDS}s] ==="
+fallback_log=build/ci/blas_fallback.log
+fallback_status=0
+OPENBLAS_CORETYPE=Prescott timeout 900 build/ci/tests/test_ops --gtest_brief=1 \
+  --gtest_filter='GemmProvider.*:LinalgMm.*:LinalgBmm.*:MatmulTest.*:Linalg/LinalgGolden.*' \
+  >"$fallback_log" 2>&1 || { cat "$fallback_log"; fallback_status=1; }
+count_log "$fallback_log"
+[ $fallback_status -eq 0 ] || summary_and_exit 1
 [ $quick -eq 1 ] && summary_and_exit 0
 
 # -g1: line tables for the sanitizers' stack traces without full debug info (10-15% of the build).

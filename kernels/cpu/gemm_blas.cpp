@@ -2,6 +2,10 @@
 // measured faster for its size on the CPU the kernels are compiled for; transposed operands reach
 // BLAS as transpose flags, never as copies. float64 always goes to OpenBLAS (oneDNN has no dgemm).
 //
+// Both tables assume OpenBLAS runs a kernel set for this CPU. When it has fallen back to an old
+// one (blas_core.cpp: a CPU newer than its table), float32 goes to oneDNN at every size and
+// float64 to Eigen compiled for this CPU (gemm_eigen.cpp).
+//
 // sgemm, row-major C = A·B, square n, GFLOP/s, best of 5 runs, one library per process so
 // neither pool's spinning threads steal from the other (OpenBLAS 0.3.21 pthreads, oneDNN 2.6.3
 // OpenMP).
@@ -107,7 +111,8 @@ bool fits_blasint(std::initializer_list<int64_t> v) {
 
 void blas_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  if (prefer_onednn(ta, tb, m, n, k) || !fits_blasint({m, n, k, lda, ldb, ldc})) {
+  if (openblas_core_is_fallback() || prefer_onednn(ta, tb, m, n, k) ||
+      !fits_blasint({m, n, k, lda, ldb, ldc})) {
     sync_omp_threads();
     dnnl_status_t st =
         dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -123,6 +128,11 @@ void blas_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, c
 
 void blas_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
                int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  if (openblas_core_is_fallback()) {
+    sync_omp_threads();
+    eigen_dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
   EMBER_CHECK(fits_blasint({m, n, k, lda, ldb, ldc}),
               "mm: float64 matrices with a dim or leading dimension above {} are not supported: "
               "m={} n={} k={}. Hint: split the product",

@@ -23,6 +23,18 @@ EMBER_API bool onednn_matmul(ScalarType dtype, const GemmParams& p);
 /// uint8 ... int64: a plain loop with wrap-around (two's complement) arithmetic, as PyTorch.
 void gemm_integer(ScalarType dtype, const GemmParams& p);
 
+/// OpenBLAS's kernel set in this process ("Cooperlake", "Prescott", ...), and whether it is a
+/// fallback that leaves this CPU's AVX2/AVX-512 unused (blas_core.cpp); then gemm_blas.cpp sends
+/// float32 products to oneDNN and float64 ones to Eigen. Exported for tests and benchmarks.
+EMBER_API const char* openblas_core();
+EMBER_API bool openblas_core_is_fallback();
+
+/// C = alpha·op(A)·op(B) + beta·C in float64 through Eigen (row-major, BLAS's conventions).
+/// Exported for tests/ops/linalg_test.cpp.
+EMBER_API void eigen_dgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha,
+                           const double* a, int64_t lda, const double* b, int64_t ldb, double beta,
+                           double* c, int64_t ldc);
+
 /// Keeps OpenMP (which oneDNN uses) at ember::get_num_threads() for calls from this thread.
 void sync_omp_threads();
 
