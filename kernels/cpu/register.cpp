@@ -10,6 +10,12 @@ void register_cpu_norm_kernels();
 void register_cpu_embedding_kernels();
 void register_cpu_index_kernels();
 void register_cpu_lapack_kernels();
+void register_cpu_conv_kernels();
+void register_cpu_pool_kernels();
+void register_cpu_batchnorm_kernels();
+void register_cpu_pad_kernels();
+void register_cpu_resample_kernels();
+void register_cpu_optim_kernels();
 
 void register_cpu_kernels() {
   register_cpu_unary_kernels();
@@ -21,6 +27,12 @@ void register_cpu_kernels() {
   register_cpu_embedding_kernels();
   register_cpu_index_kernels();
   register_cpu_lapack_kernels();
+  register_cpu_conv_kernels();
+  register_cpu_pool_kernels();
+  register_cpu_batchnorm_kernels();
+  register_cpu_pad_kernels();
+  register_cpu_resample_kernels();
+  register_cpu_optim_kernels();
 }
 
 }  // namespace ember

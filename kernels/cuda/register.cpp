@@ -19,6 +19,12 @@ void register_cuda_norm_kernels();
 void register_cuda_embedding_kernels();
 void register_cuda_index_kernels();
 void register_cuda_lapack_kernels();
+void register_cuda_conv_kernels();
+void register_cuda_pool_kernels();
+void register_cuda_batchnorm_kernels();
+void register_cuda_pad_kernels();
+void register_cuda_resample_kernels();
+void register_cuda_optim_kernels();
 }  // namespace cuda_detail
 
 void register_cuda_kernels() {
@@ -35,6 +41,12 @@ void register_cuda_kernels() {
   register_cuda_embedding_kernels();
   register_cuda_index_kernels();
   register_cuda_lapack_kernels();
+  register_cuda_conv_kernels();
+  register_cuda_pool_kernels();
+  register_cuda_batchnorm_kernels();
+  register_cuda_pad_kernels();
+  register_cuda_resample_kernels();
+  register_cuda_optim_kernels();
 }
 
 }  // namespace ember

@@ -63,3 +63,11 @@ using Eigh = void (*)(ScalarType dtype, const EighParams& p);          // syevd
 }  // namespace kernel_kind
 
 }  // namespace ember
+
+// The families with their own signature headers (one per family keeps their kinds apart).
+#include "src/dispatch/kernel_signatures_batchnorm.h"
+#include "src/dispatch/kernel_signatures_conv.h"
+#include "src/dispatch/kernel_signatures_optim.h"
+#include "src/dispatch/kernel_signatures_pad.h"
+#include "src/dispatch/kernel_signatures_pool.h"
+#include "src/dispatch/kernel_signatures_resample.h"

@@ -57,10 +57,15 @@ from gen.binary import gen_binary
 from gen.common import ROOT
 from gen.linalg import gen_linalg
 from gen.lr_scheduler import gen_lr_scheduler
+from gen.nn_batchnorm import gen_nn_batchnorm
+from gen.nn_conv import gen_nn_conv
 from gen.nn_functional import gen_nn_functional
 from gen.nn_layer import gen_nn_layer
 from gen.nn_loss import gen_nn_loss
 from gen.nn_module import gen_nn_module
+from gen.nn_pad import gen_nn_pad
+from gen.nn_pool import gen_nn_pool
+from gen.nn_resample import gen_nn_resample
 from gen.optim import gen_optim
 from gen.random import gen_random
 from gen.reduction import gen_reduction
@@ -71,7 +76,9 @@ FAMILIES = {"unary": gen_unary, "binary": gen_binary, "reduction": gen_reduction
             "linalg": gen_linalg, "shape": gen_shape, "autograd_e2e": gen_autograd_e2e,
             "nn_functional": gen_nn_functional, "nn_layer": gen_nn_layer,
             "nn_loss": gen_nn_loss, "nn_module": gen_nn_module, "optim": gen_optim,
-            "random": gen_random, "lr_scheduler": gen_lr_scheduler}
+            "random": gen_random, "lr_scheduler": gen_lr_scheduler,
+            "nn_conv": gen_nn_conv, "nn_pool": gen_nn_pool, "nn_batchnorm": gen_nn_batchnorm,
+            "nn_pad": gen_nn_pad, "nn_resample": gen_nn_resample}
 MAX_BYTES = 2 * 1024 * 1024
 
 

@@ -4,6 +4,13 @@
 // tests (tests/ops/op_info.cpp). The math of row `Name` is `NameOp` in kernels/common/*_functors.h.
 #pragma once
 
+#include "ember/ops/op_table_batchnorm.h"
+#include "ember/ops/op_table_conv.h"
+#include "ember/ops/op_table_optim.h"
+#include "ember/ops/op_table_pad.h"
+#include "ember/ops/op_table_pool.h"
+#include "ember/ops/op_table_resample.h"
+
 // Input policy of a unary row:
 //   ToFloat   integer and bool inputs are promoted to the default float dtype (exp(int) -> float)
 //   Same      the result keeps the input dtype (all dtypes the functor supports)
@@ -147,4 +154,10 @@
   _(geqrf, QrFactor)                      \
   _(orgqr, QrOrgqr)                       \
   _(svd, Svd)                             \
-  _(eigh, Eigh)
+  _(eigh, Eigh)                           \
+  EMBER_CONV_KERNEL_OPS(_)                \
+  EMBER_POOL_KERNEL_OPS(_)                \
+  EMBER_BATCHNORM_KERNEL_OPS(_)           \
+  EMBER_PAD_KERNEL_OPS(_)                 \
+  EMBER_RESAMPLE_KERNEL_OPS(_)            \
+  EMBER_OPTIM_KERNEL_OPS(_)

@@ -1,0 +1,6 @@
+// Kernel op rows of the pad family: padding in every mode, pixel (un)shuffle, fold/unfold, channel shuffle.
+// Each row is _(name, Kind) as in EMBER_KERNEL_OPS (op_table.h), which includes this list; Kind is
+// a kernel type of src/dispatch/kernel_signatures_pad.h.
+#pragma once
+
+#define EMBER_PAD_KERNEL_OPS(_)
