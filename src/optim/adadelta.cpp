@@ -58,6 +58,9 @@ Tensor Adadelta::step(LossClosure closure) {
     const auto& o =
         detail::group_options<AdadeltaOptions>(group, gi, "Adadelta", "AdadeltaOptions");
     adadelta_check_options(o, "param group " + std::to_string(gi));
+    // Parameters the fused kernel takes (src/optim/update_common.h) get the op chain below in
+    // one pass each, all of the group in one call.
+    detail::FusedBatch batch(OpId::adadelta_update);
     for (const Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
       auto& s = detail::state_or_init<AdadeltaParamState>(state_, p, [&](AdadeltaParamState& f) {
@@ -65,6 +68,7 @@ Tensor Adadelta::step(LossClosure closure) {
         f.acc_delta(zeros_like(p));
       });
       s.step(s.step() + 1);
+      if (batch.try_add(p, p.grad(), {&s.square_avg(), &s.acc_delta()})) continue;
       Tensor grad = o.maximize() ? p.grad().neg() : p.grad();
       if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
       s.square_avg().mul_(o.rho()).addcmul_(grad, grad, 1 - o.rho());
@@ -73,6 +77,14 @@ Tensor Adadelta::step(LossClosure closure) {
       s.acc_delta().mul_(o.rho()).addcmul_(delta, delta, 1 - o.rho());
       p.add_(delta, -o.lr());
     }
+    AdadeltaUpdateParams params;
+    params.lr = o.lr();
+    params.rho = o.rho();
+    params.one_minus_rho = 1 - o.rho();
+    params.eps = o.eps();
+    params.weight_decay = o.weight_decay();
+    params.maximize = o.maximize();
+    batch.run<OpId::adadelta_update>(params);
   }
   return loss;
 }

@@ -74,17 +74,29 @@ Tensor Adagrad::step(LossClosure closure) {
     auto& group = param_groups_[gi];
     const auto& o = detail::group_options<AdagradOptions>(group, gi, "Adagrad", "AdagradOptions");
     check_options(o, "param group " + std::to_string(gi));
+    // Parameters the fused kernel takes (src/optim/update_common.h) get the op chain below in
+    // one pass each, all of the group in one call.
+    detail::FusedBatch batch(OpId::adagrad_update);
     for (const Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
       AdagradParamState& s = state_of(state_, p, o);
-      Tensor grad = o.maximize() ? p.grad().neg() : p.grad();
       s.step(s.step() + 1);
-      if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
       const double clr = o.lr() / (1 + static_cast<double>(s.step() - 1) * o.lr_decay());
+      if (OptimTensor* e = batch.try_add(p, p.grad(), {&s.sum()})) {
+        e->scalar[0] = -clr;
+        continue;
+      }
+      Tensor grad = o.maximize() ? p.grad().neg() : p.grad();
+      if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
       s.sum().addcmul_(grad, grad, 1);
       const Tensor std = s.sum().sqrt().add_(o.eps());
       p.addcdiv_(grad, std, -clr);
     }
+    AdagradUpdateParams params;
+    params.eps = o.eps();
+    params.weight_decay = o.weight_decay();
+    params.maximize = o.maximize();
+    batch.run<OpId::adagrad_update>(params);
   }
   return loss;
 }

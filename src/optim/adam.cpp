@@ -56,7 +56,9 @@ void check_options(const Options& o, const char* name, const std::string& where)
 }
 
 // One step over every group, as PyTorch 1.13's single-tensor loop: the same in-place ops in the
-// same order, so float32 trajectories agree to rounding. `decoupled`: AdamW's decay.
+// same order, so float32 trajectories agree to rounding. `decoupled`: AdamW's decay. Parameters
+// the fused kernel takes (src/optim/update_common.h) get that op chain in one pass each, all of a
+// group in one call; the others go through the ops below.
 template <class Options, class State>
 Tensor adam_step(Optimizer& opt, const Optimizer::LossClosure& closure, const char* name,
                  bool decoupled) {
@@ -70,9 +72,9 @@ Tensor adam_step(Optimizer& opt, const Optimizer::LossClosure& closure, const ch
         detail::group_options<Options>(group, gi, name, decoupled ? "AdamWOptions" : "AdamOptions");
     check_options(o, name, "param group " + std::to_string(gi));
     const auto [beta1, beta2] = o.betas();
+    detail::FusedBatch batch(OpId::adam_update);
     for (const Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
-      const Tensor grad = o.maximize() ? p.grad().neg() : p.grad();
       auto it = states.find(p.unsafeGetTensorImpl());
       if (it == states.end()) {
         auto fresh = std::make_unique<State>();
@@ -83,6 +85,19 @@ Tensor adam_step(Optimizer& opt, const Optimizer::LossClosure& closure, const ch
       }
       State& s = static_cast<State&>(*it->second);
       s.step(s.step() + 1);
+      // A state from before amsgrad was switched on has no running maximum yet.
+      if (o.amsgrad() && !s.max_exp_avg_sq().defined()) s.max_exp_avg_sq(zeros_like(p));
+      const double step = static_cast<double>(s.step());
+      const double bias_correction1 = 1 - std::pow(beta1, step);
+      const double bias_correction2_sqrt = std::sqrt(1 - std::pow(beta2, step));
+      if (OptimTensor* e = batch.try_add(
+              p, p.grad(),
+              {&s.exp_avg(), &s.exp_avg_sq(), o.amsgrad() ? &s.max_exp_avg_sq() : nullptr})) {
+        e->scalar[0] = -(o.lr() / bias_correction1);
+        e->scalar[1] = bias_correction2_sqrt;
+        continue;
+      }
+      const Tensor grad = o.maximize() ? p.grad().neg() : p.grad();
       Tensor g = grad;
       if (decoupled)
         p.mul_(1 - o.lr() * o.weight_decay());
@@ -90,19 +105,26 @@ Tensor adam_step(Optimizer& opt, const Optimizer::LossClosure& closure, const ch
         g = g.add(p, o.weight_decay());
       s.exp_avg().mul_(beta1).add_(g, 1 - beta1);
       s.exp_avg_sq().mul_(beta2).addcmul_(g, g, 1 - beta2);
-      const double step = static_cast<double>(s.step());
-      const double bias_correction1 = 1 - std::pow(beta1, step);
-      const double bias_correction2_sqrt = std::sqrt(1 - std::pow(beta2, step));
       Tensor second = s.exp_avg_sq();
       if (o.amsgrad()) {
-        // A state from before amsgrad was switched on has no running maximum yet.
-        if (!s.max_exp_avg_sq().defined()) s.max_exp_avg_sq(zeros_like(p));
         s.max_exp_avg_sq().copy_(maximum(s.max_exp_avg_sq(), s.exp_avg_sq()));
         second = s.max_exp_avg_sq();
       }
       const Tensor denom = (second.sqrt() / bias_correction2_sqrt).add_(o.eps());
       p.addcdiv_(s.exp_avg(), denom, -(o.lr() / bias_correction1));
     }
+    AdamUpdateParams params;
+    params.beta1 = beta1;
+    params.beta2 = beta2;
+    params.one_minus_beta1 = 1 - beta1;
+    params.one_minus_beta2 = 1 - beta2;
+    params.eps = o.eps();
+    params.weight_decay = o.weight_decay();
+    params.decay_factor = 1 - o.lr() * o.weight_decay();
+    params.amsgrad = o.amsgrad();
+    params.maximize = o.maximize();
+    params.decoupled = decoupled;
+    batch.run<OpId::adam_update>(params);
   }
   return loss;
 }

@@ -44,21 +44,36 @@ Tensor Adamax::step(LossClosure closure) {
     detail::check_adam_family_options("Adamax", o.lr(), o.eps(), o.betas(), o.weight_decay(),
                                       "param group " + std::to_string(gi));
     const auto [beta1, beta2] = o.betas();
+    // Parameters the fused kernel takes (src/optim/update_common.h) get the op chain below in
+    // one pass each, all of the group in one call.
+    detail::FusedBatch batch(OpId::adamax_update);
     for (const Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
       auto& s = detail::state_or_init<AdamaxParamState>(state_, p, [&](AdamaxParamState& f) {
         f.exp_avg(zeros_like(p));
         f.exp_inf(zeros_like(p));
       });
-      Tensor grad = o.maximize() ? p.grad().neg() : p.grad();
       s.step(s.step() + 1);
+      const double bias_correction = 1 - std::pow(beta1, static_cast<double>(s.step()));
+      if (OptimTensor* e = batch.try_add(p, p.grad(), {&s.exp_avg(), &s.exp_inf()})) {
+        e->scalar[0] = -(o.lr() / bias_correction);
+        continue;
+      }
+      Tensor grad = o.maximize() ? p.grad().neg() : p.grad();
       if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
       s.exp_avg().mul_(beta1).add_(grad, 1 - beta1);
       s.exp_inf().mul_(beta2);
       s.exp_inf().copy_(maximum(s.exp_inf(), grad.abs().add_(o.eps())));
-      const double bias_correction = 1 - std::pow(beta1, static_cast<double>(s.step()));
       p.addcdiv_(s.exp_avg(), s.exp_inf(), -(o.lr() / bias_correction));
     }
+    AdamaxUpdateParams params;
+    params.beta1 = beta1;
+    params.one_minus_beta1 = 1 - beta1;
+    params.beta2 = beta2;
+    params.eps = o.eps();
+    params.weight_decay = o.weight_decay();
+    params.maximize = o.maximize();
+    batch.run<OpId::adamax_update>(params);
   }
   return loss;
 }

@@ -58,6 +58,9 @@ Tensor NAdam::step(LossClosure closure) {
     const auto& o = detail::group_options<NAdamOptions>(group, gi, "NAdam", "NAdamOptions");
     nadam_check_options(o, "param group " + std::to_string(gi));
     const auto [beta1, beta2] = o.betas();
+    // Parameters the fused kernel takes (src/optim/update_common.h) get the op chain below in
+    // one pass each, all of the group in one call.
+    detail::FusedBatch batch(OpId::nadam_update);
     for (const Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
       auto& s = detail::state_or_init<NAdamParamState>(state_, p, [&](NAdamParamState& f) {
@@ -68,18 +71,34 @@ Tensor NAdam::step(LossClosure closure) {
       s.step(s.step() + 1);
       const double step = static_cast<double>(s.step());
       const double bias_correction2 = 1 - std::pow(beta2, step);
-      if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
       // The momentum schedule mu(t) and mu(t + 1).
       const double mu = beta1 * (1. - 0.5 * std::pow(0.96, step * o.momentum_decay()));
       const double mu_next = beta1 * (1. - 0.5 * std::pow(0.96, (step + 1) * o.momentum_decay()));
       s.mu_product(nadam_float_mul(s.mu_product(), mu));
       const double mu_product_next = nadam_float_mul(nadam_float_mul(s.mu_product(), mu), mu_next);
+      const double grad_step = -o.lr() * (1. - mu) / (1. - s.mu_product());
+      const double avg_step = -o.lr() * mu_next / (1. - mu_product_next);
+      if (OptimTensor* e = batch.try_add(p, grad, {&s.exp_avg(), &s.exp_avg_sq()})) {
+        e->scalar[0] = bias_correction2;
+        e->scalar[1] = grad_step;
+        e->scalar[2] = avg_step;
+        continue;
+      }
+      if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
       s.exp_avg().mul_(beta1).add_(grad, 1 - beta1);
       s.exp_avg_sq().mul_(beta2).addcmul_(grad, grad, 1 - beta2);
       const Tensor denom = s.exp_avg_sq().div(bias_correction2).sqrt().add_(o.eps());
-      p.addcdiv_(grad, denom, -o.lr() * (1. - mu) / (1. - s.mu_product()));
-      p.addcdiv_(s.exp_avg(), denom, -o.lr() * mu_next / (1. - mu_product_next));
+      p.addcdiv_(grad, denom, grad_step);
+      p.addcdiv_(s.exp_avg(), denom, avg_step);
     }
+    NadamUpdateParams params;
+    params.beta1 = beta1;
+    params.one_minus_beta1 = 1 - beta1;
+    params.beta2 = beta2;
+    params.one_minus_beta2 = 1 - beta2;
+    params.eps = o.eps();
+    params.weight_decay = o.weight_decay();
+    batch.run<OpId::nadam_update>(params);
   }
   return loss;
 }

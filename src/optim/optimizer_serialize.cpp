@@ -8,6 +8,7 @@
 //                                               groups' params in order (stable between
 //                                               processes, unlike the TensorImpl addresses)
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,36 @@ void Optimizer::check_state_archive(serialize::InputArchive& state, const Tensor
 }
 
 namespace {
+
+// A state tensor as PyTorch's load_state_dict casts it: floating state takes its parameter's dtype
+// and device, other state only the device. So a checkpoint written on another device, or for a
+// model since converted with to(kDouble), loads into this optimizer's parameters.
+Tensor optim_state_cast(const Tensor& t, const Tensor& param) {
+  if (!t.defined()) return t;
+  if (t.is_floating_point() && param.is_floating_point())
+    return t.to(param.device(), param.scalar_type());
+  return t.to(param.device());
+}
+
+// A copy of a parameter's state archive with every tensor cast as above.
+std::shared_ptr<serialize::ArchiveNode> optim_state_cast_node(const serialize::ArchiveNode& node,
+                                                              const Tensor& param) {
+  auto out = std::make_shared<serialize::ArchiveNode>();
+  for (const serialize::ArchiveNode::Entry& e : node.entries) {
+    serialize::ArchiveNode::Entry c = e;
+    if (e.nested) {
+      c.nested = optim_state_cast_node(*e.nested, param);
+    } else if (e.value.isTensor()) {
+      c.value = IValue(optim_state_cast(e.value.toTensor(), param));
+    } else if (e.value.isTensorList()) {
+      std::vector<Tensor> list = e.value.toTensorList();
+      for (Tensor& t : list) t = optim_state_cast(t, param);
+      c.value = IValue(list);
+    }
+    out->entries.push_back(std::move(c));
+  }
+  return out;
+}
 
 // Runs fn; an Error it throws is rethrown with `where` (the archive path) in front.
 template <class Fn>
@@ -157,8 +188,9 @@ void Optimizer::load(serialize::InputArchive& archive) {
     optim_load_at(where, [&] {
       states.read(key, one);
       check_state_archive(one, param, where);
+      serialize::InputArchive cast(optim_state_cast_node(one.root(), param));
       std::unique_ptr<OptimizerParamState> fresh = make_param_state();
-      fresh->serialize(one);
+      fresh->serialize(cast);
       state[param.unsafeGetTensorImpl()] = std::move(fresh);
     });
   }

@@ -43,6 +43,9 @@ Tensor RAdam::step(LossClosure closure) {
     detail::check_adam_family_options("RAdam", o.lr(), o.eps(), o.betas(), o.weight_decay(),
                                       "param group " + std::to_string(gi));
     const auto [beta1, beta2] = o.betas();
+    // Parameters the fused kernel takes (src/optim/update_common.h) get the op chain below in
+    // one pass each, all of the group in one call.
+    detail::FusedBatch batch(OpId::radam_update);
     for (const Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
       auto& s = detail::state_or_init<RAdamParamState>(state_, p, [&](RAdamParamState& f) {
@@ -54,17 +57,25 @@ Tensor RAdam::step(LossClosure closure) {
       const double step = static_cast<double>(s.step());
       const double bias_correction1 = 1 - std::pow(beta1, step);
       const double bias_correction2 = 1 - std::pow(beta2, step);
+      // The maximum length of the approximated SMA, and its length at this step.
+      const double rho_inf = 2 / (1 - beta2) - 1;
+      const double rho_t = rho_inf - 2 * step * std::pow(beta2, step) / bias_correction2;
+      // When the variance is tractable, the rectification of the adaptive learning rate.
+      const double rect = rho_t > 5. ? std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
+                                                 ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+                                     : 0.;
+      if (OptimTensor* e = batch.try_add(p, grad, {&s.exp_avg(), &s.exp_avg_sq()})) {
+        e->scalar[0] = bias_correction1;
+        e->scalar[1] = std::sqrt(bias_correction2);
+        e->scalar[2] = rect;
+        e->scalar[3] = rho_t > 5. ? 1. : 0.;
+        continue;
+      }
       if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
       s.exp_avg().mul_(beta1).add_(grad, 1 - beta1);
       s.exp_avg_sq().mul_(beta2).addcmul_(grad, grad, 1 - beta2);
       const Tensor bias_corrected_exp_avg = s.exp_avg().div(bias_correction1);
-      // The maximum length of the approximated SMA, and its length at this step.
-      const double rho_inf = 2 / (1 - beta2) - 1;
-      const double rho_t = rho_inf - 2 * step * std::pow(beta2, step) / bias_correction2;
       if (rho_t > 5.) {
-        // The variance is tractable: rectify the adaptive learning rate.
-        const double rect = std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
-                                      ((rho_inf - 4) * (rho_inf - 2) * rho_t));
         const Tensor adaptive_lr =
             s.exp_avg_sq().sqrt().add_(o.eps()).reciprocal().mul_(std::sqrt(bias_correction2));
         p.add_(bias_corrected_exp_avg.mul(o.lr()).mul_(adaptive_lr).mul_(rect), -1.0);
@@ -72,6 +83,15 @@ Tensor RAdam::step(LossClosure closure) {
         p.add_(bias_corrected_exp_avg.mul(o.lr()), -1.0);
       }
     }
+    RadamUpdateParams params;
+    params.lr = o.lr();
+    params.beta1 = beta1;
+    params.one_minus_beta1 = 1 - beta1;
+    params.beta2 = beta2;
+    params.one_minus_beta2 = 1 - beta2;
+    params.eps = o.eps();
+    params.weight_decay = o.weight_decay();
+    batch.run<OpId::radam_update>(params);
   }
   return loss;
 }

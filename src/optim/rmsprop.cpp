@@ -60,9 +60,11 @@ Tensor RMSprop::step(LossClosure closure) {
     auto& group = param_groups_[gi];
     const auto& o = detail::group_options<RMSpropOptions>(group, gi, "RMSprop", "RMSpropOptions");
     check_options(o, "param group " + std::to_string(gi));
+    // Parameters the fused kernel takes (src/optim/update_common.h) get the op chain below in
+    // one pass each, all of the group in one call.
+    detail::FusedBatch batch(OpId::rmsprop_update);
     for (const Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
-      Tensor grad = o.maximize() ? p.grad().neg() : p.grad();
       auto it = state_.find(p.unsafeGetTensorImpl());
       if (it == state_.end()) {
         auto fresh = std::make_unique<RMSpropParamState>();
@@ -74,6 +76,11 @@ Tensor RMSprop::step(LossClosure closure) {
       if (o.momentum() > 0 && !s.momentum_buffer().defined()) s.momentum_buffer(zeros_like(p));
       if (o.centered() && !s.grad_avg().defined()) s.grad_avg(zeros_like(p));
       s.step(s.step() + 1);
+      if (batch.try_add(p, p.grad(),
+                        {&s.square_avg(), o.centered() ? &s.grad_avg() : nullptr,
+                         o.momentum() > 0 ? &s.momentum_buffer() : nullptr}))
+        continue;
+      Tensor grad = o.maximize() ? p.grad().neg() : p.grad();
       if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
       s.square_avg().mul_(o.alpha()).addcmul_(grad, grad, 1 - o.alpha());
       Tensor avg;
@@ -91,6 +98,16 @@ Tensor RMSprop::step(LossClosure closure) {
         p.addcdiv_(grad, avg, -o.lr());
       }
     }
+    RmspropUpdateParams params;
+    params.lr = o.lr();
+    params.alpha = o.alpha();
+    params.one_minus_alpha = 1 - o.alpha();
+    params.eps = o.eps();
+    params.weight_decay = o.weight_decay();
+    params.momentum = o.momentum();
+    params.centered = o.centered();
+    params.maximize = o.maximize();
+    batch.run<OpId::rmsprop_update>(params);
   }
   return loss;
 }

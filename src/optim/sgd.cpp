@@ -1,10 +1,14 @@
 #include "ember/optim/sgd.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/ops/factory.h"
 #include "src/core/check.h"
 #include "src/optim/serialize_fields.h"
+#include "src/optim/update_common.h"
 
 namespace ember::optim {
 
@@ -67,9 +71,29 @@ Tensor SGD::step(LossClosure closure) {
                 gi);
     const SGDOptions& o = *options;
     check_options(o, "param group " + std::to_string(gi));
+    // Parameters the fused kernel takes (src/optim/update_common.h) get the op chain below in
+    // one pass each, all of the group in one call.
+    detail::FusedBatch batch(OpId::sgd_update);
+    // First momentum buffers the kernel fills: they join the state only once it has run, so an
+    // error from a later parameter's op chain cannot leave an unfilled buffer behind.
+    std::vector<std::pair<TensorImpl*, Tensor>> new_buffers;
     for (const Tensor& p : group.params()) {
       const Tensor& grad = p.grad();
       if (!grad.defined()) continue;
+      if (o.momentum() != 0) {
+        auto it = state_.find(p.unsafeGetTensorImpl());
+        const bool first = it == state_.end();
+        // The new buffer is the kernel's to fill; it joins the state only if the kernel runs.
+        const Tensor buf =
+            first ? empty_like(p) : static_cast<SGDParamState&>(*it->second).momentum_buffer();
+        if (OptimTensor* e = batch.try_add(p, grad, {&buf})) {
+          e->first = first;
+          if (first) new_buffers.emplace_back(p.unsafeGetTensorImpl(), buf);
+          continue;
+        }
+      } else if (batch.try_add(p, grad, {})) {
+        continue;
+      }
       Tensor d_p = o.maximize() ? grad.neg() : grad;
       if (o.weight_decay() != 0) d_p = d_p.add(p, o.weight_decay());
       if (o.momentum() != 0) {
@@ -88,6 +112,19 @@ Tensor SGD::step(LossClosure closure) {
         d_p = o.nesterov() ? d_p.add(buf, o.momentum()) : buf;
       }
       p.add_(d_p, -o.lr());
+    }
+    SgdUpdateParams params;
+    params.lr = o.lr();
+    params.momentum = o.momentum();
+    params.dampening = o.dampening();
+    params.weight_decay = o.weight_decay();
+    params.nesterov = o.nesterov();
+    params.maximize = o.maximize();
+    batch.run<OpId::sgd_update>(params);
+    for (auto& [impl, buf] : new_buffers) {
+      auto state = std::make_unique<SGDParamState>();
+      state->momentum_buffer(buf);
+      state_[impl] = std::move(state);
     }
   }
   return loss;

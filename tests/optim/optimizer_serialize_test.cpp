@@ -374,3 +374,39 @@ TEST(OptimizerSerialize, CustomClassesWithoutOverridesSayWhatIsMissing) {
   expect_error([&] { opt.save(out); },
                {"OptimizerOptions::serialize: not overridden by this options class"});
 }
+
+TEST(OptimizerSerialize, LoadCastsFloatingStateToTheParameterDtype) {
+  // As PyTorch's load_state_dict: state saved for float32 parameters loads into an optimizer over
+  // float64 ones as float64 (the model was converted with to(kDouble) in between), and the run
+  // goes on in float64.
+  std::vector<Tensor> p32 = optim_ser_params(kFloat);
+  auto a = optim_ser_make<Adam>(p32, AdamOptions(0.1).amsgrad(true), AdamOptions(0.2));
+  optim_ser_set_grads(p32, 1);
+  a->step();
+  serialize::OutputArchive out;
+  a->save(out);
+
+  std::vector<Tensor> p64;
+  for (const Tensor& t : p32) p64.push_back(t.detach().to(kDouble).requires_grad_());
+  auto b = optim_ser_make<Adam>(p64, AdamOptions(0.5), AdamOptions(0.5));
+  serialize::InputArchive in = optim_ser_reopen(out);
+  b->load(in);
+  for (size_t i = 0; i < p64.size(); ++i) {
+    const auto& sa =
+        static_cast<const AdamParamState&>(*a->state().at(p32[i].unsafeGetTensorImpl()));
+    const auto& sb =
+        static_cast<const AdamParamState&>(*b->state().at(p64[i].unsafeGetTensorImpl()));
+    EXPECT_EQ(sb.step(), sa.step());
+    for (auto [x, y] : {std::pair{sa.exp_avg(), sb.exp_avg()},
+                        {sa.exp_avg_sq(), sb.exp_avg_sq()},
+                        {sa.max_exp_avg_sq(), sb.max_exp_avg_sq()}}) {
+      ASSERT_EQ(x.defined(), y.defined()) << "param " << i;
+      if (!x.defined()) continue;  // max_exp_avg_sq of the group without amsgrad
+      EXPECT_EQ(y.scalar_type(), kDouble) << "param " << i;
+      EXPECT_TRUE(y.equal(x.to(kDouble))) << "param " << i;
+    }
+  }
+  optim_ser_set_grads(p64, 3);
+  b->step();
+  for (const Tensor& t : p64) EXPECT_EQ(t.scalar_type(), kDouble);
+}

@@ -1,0 +1,18 @@
+// The CPU kernel of the fused Adagrad update (kernels/common/optim_functors.h AdagradStep):
+// src/optim/adagrad.cpp's op chain, one pass per parameter, every parameter of a group in one call.
+// A translation unit of its own: kernels compile one per file, with the kernels' flags.
+// Before any include: no FMA contraction in this file (kernels/common/optim_functors.h fuses
+// exactly the products the op chain's kernels fuse, with std::fma).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#include "kernels/cpu/optim_kernels.h"
+
+namespace ember::kernels {
+
+void cpu_adagrad_update(ScalarType dtype, const AdagradUpdateParams& p) {
+  cpu_optim_update<AdagradStep>(dtype, p);
+}
+
+}  // namespace ember::kernels
