@@ -38,6 +38,10 @@ int64_t wrap(int64_t d, int64_t n, const char* what) {
 }
 }  // namespace
 
+void Tensor::throw_undefined(const char* what) {
+  EMBER_FAIL("{}: called on an undefined tensor. Hint: initialise it first", what);
+}
+
 int64_t Tensor::size(int64_t d) const {
   EMBER_CHECK(defined(), "size: called on an undefined tensor");
   EMBER_CHECK_INDEX(dim() > 0, "size: dimension specified as {} but tensor has no dimensions", d);

@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "ember/ember.h"
 
 using namespace ember;
@@ -34,5 +39,29 @@ TEST(TensorBasics, ShapeMismatchNamesOpAndShapes) {
     EXPECT_NE(msg.find("add"), std::string::npos) << msg;
     EXPECT_NE(msg.find("[2, 3]"), std::string::npos) << msg;
     EXPECT_NE(msg.find("[4]"), std::string::npos) << msg;
+  }
+}
+
+TEST(TensorBasics, UndefinedTensorAccessorsThrowInsteadOfCrashing) {
+  // LibTorch: scalar_type() of an undefined tensor is Undefined; the geometry has none to give.
+  const ember::Tensor t;
+  EXPECT_EQ(t.scalar_type(), ember::ScalarType::Undefined);
+  EXPECT_EQ(t.dtype(), ember::ScalarType::Undefined);
+  for (auto [what, call] : std::vector<std::pair<const char*, std::function<void()>>>{
+           {"dim", [&] { (void)t.dim(); }},
+           {"numel", [&] { (void)t.numel(); }},
+           {"sizes", [&] { (void)t.sizes(); }},
+           {"strides", [&] { (void)t.strides(); }},
+           {"device", [&] { (void)t.device(); }},
+           {"is_contiguous", [&] { (void)t.is_contiguous(); }},
+           {"storage_offset", [&] { (void)t.storage_offset(); }}}) {
+    try {
+      call();
+      ADD_FAILURE() << what << " did not throw";
+    } catch (const ember::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(what) + ": called on an undefined tensor"),
+                std::string::npos)
+          << e.what();
+    }
   }
 }

@@ -116,20 +116,21 @@ class EMBER_API Tensor {
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
   uint32_t use_count() const { return impl_.use_count(); }
 
-  int64_t dim() const { return impl()->dim(); }
+  int64_t dim() const { return checked_impl("dim")->dim(); }
   int64_t ndimension() const { return dim(); }
-  int64_t numel() const { return impl()->numel(); }
-  IntArrayRef sizes() const { return impl()->sizes(); }
-  IntArrayRef strides() const { return impl()->strides(); }
+  int64_t numel() const { return checked_impl("numel")->numel(); }
+  IntArrayRef sizes() const { return checked_impl("sizes")->sizes(); }
+  IntArrayRef strides() const { return checked_impl("strides")->strides(); }
   /// Size of dim `d`; negative d counts from the end. Throws IndexError when out of range.
   int64_t size(int64_t d) const;
   int64_t stride(int64_t d) const;
-  int64_t storage_offset() const { return impl()->storage_offset(); }
-  ScalarType scalar_type() const { return impl()->dtype(); }
-  ScalarType dtype() const { return impl()->dtype(); }
-  Device device() const { return impl()->device(); }
+  int64_t storage_offset() const { return checked_impl("storage_offset")->storage_offset(); }
+  /// ScalarType::Undefined for an undefined tensor, as LibTorch.
+  ScalarType scalar_type() const { return impl_ ? impl_->dtype() : ScalarType::Undefined; }
+  ScalarType dtype() const { return scalar_type(); }
+  Device device() const { return checked_impl("device")->device(); }
   TensorOptions options() const;
-  bool is_contiguous() const { return impl()->is_contiguous(); }
+  bool is_contiguous() const { return checked_impl("is_contiguous")->is_contiguous(); }
   /// Whether the strides are those of `memory_format`: Contiguous and Preserve as
   /// is_contiguous(); ChannelsLast (rank 4) / ChannelsLast3d (rank 5) in that stride order (size-1
   /// dims may have any stride); false for other ranks.
@@ -489,6 +490,14 @@ class EMBER_API Tensor {
   const Tensor& operator/=(const Scalar& o) const { return div_(o); }
 
  private:
+  /// The impl of a defined tensor; an Error naming `what` (the method) for an undefined one, where
+  /// dereferencing would crash.
+  TensorImpl* checked_impl(const char* what) const {
+    if (EMBER_UNLIKELY(!impl_)) throw_undefined(what);
+    return impl_.get();
+  }
+  [[noreturn]] static void throw_undefined(const char* what);
+
   unsigned register_grad_hook(std::function<Tensor(const Tensor&)> hook) const;
   TensorImpl* impl_checked() const;
   void check_dtype_for_access(ScalarType requested, const char* what) const;
