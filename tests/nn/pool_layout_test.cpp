@@ -1,0 +1,307 @@
+// Pooling on channels-last and bfloat16 inputs, zero-size inputs with backward, double backward,
+// and the error messages of bad arguments.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "tests/nn/modules_test_util.h"
+
+using namespace ember;
+namespace F = ember::nn::functional;
+using ember_test::expect_error;
+using ember_test::expect_same;
+
+namespace {
+
+Tensor pool_ramp(IntArrayRef sizes, ScalarType dtype = kFloat, uint64_t seed = 3) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  Generator gen(seed);
+  return (randperm(n, gen).to(kDouble) * 0.125 - 2.0).reshape(sizes).to(dtype);
+}
+
+// Runs fn on x and on x laid out as `fmt`; outputs and input gradients must agree exactly (the
+// same kernel reads the same values, only strides differ), and the output must keep `fmt`.
+void expect_layout_kept(const std::function<Tensor(const Tensor&)>& fn, const Tensor& x,
+                        MemoryFormat fmt, const std::string& what) {
+  SCOPED_TRACE(what);
+  const Tensor a = x.detach().clone().requires_grad_(true);
+  const Tensor b = x.detach().contiguous(fmt).requires_grad_(true);
+  const Tensor ya = fn(a), yb = fn(b);
+  EXPECT_TRUE(yb.is_contiguous(fmt)) << "output lost the input's layout: " << yb.strides();
+  expect_same(yb.contiguous(), ya, "values");
+  const Tensor g = pool_ramp(ya.sizes(), x.dtype(), 9);
+  ya.backward(g);
+  yb.backward(g.contiguous(fmt));
+  expect_same(b.grad().contiguous(), a.grad(), "input gradient");
+}
+
+}  // namespace
+
+TEST(PoolLayout, ChannelsLastInputsKeepTheirLayout) {
+  const Tensor x = pool_ramp({2, 5, 7, 6});
+  const auto cl = MemoryFormat::ChannelsLast;
+  expect_layout_kept(
+      [](const Tensor& t) {
+        return max_pool2d(t, {3, 3}, {2, 2}, {1, 1});
+      },
+      x, cl, "max_pool2d");
+  expect_layout_kept(
+      [](const Tensor& t) {
+        return avg_pool2d(t, {2, 3}, {1, 2}, {1, 1});
+      },
+      x, cl, "avg_pool2d");
+  expect_layout_kept(
+      [](const Tensor& t) {
+        return adaptive_avg_pool2d(t, {3, 4});
+      },
+      x, cl, "adaptive_avg_pool2d");
+  expect_layout_kept(
+      [](const Tensor& t) {
+        return std::get<0>(adaptive_max_pool2d(t, {4, 2}));
+      },
+      x, cl, "adaptive_max_pool2d");
+  expect_layout_kept(
+      [](const Tensor& t) {
+        return std::get<0>(fractional_max_pool2d(t, {2, 2}, {3, 3}, full({2, 5, 2}, 0.4)));
+      },
+      x, cl, "fractional_max_pool2d");
+  const Tensor x3 = pool_ramp({2, 3, 4, 5, 6});
+  expect_layout_kept(
+      [](const Tensor& t) {
+        return max_pool3d(t, {2, 2, 2});
+      },
+      x3, MemoryFormat::ChannelsLast3d, "max_pool3d");
+  expect_layout_kept(
+      [](const Tensor& t) {
+        return avg_pool3d(t, {3, 2, 2}, {1, 2, 2}, {1, 0, 1});
+      },
+      x3, MemoryFormat::ChannelsLast3d, "avg_pool3d");
+}
+
+TEST(PoolLayout, ChannelsLastIndicesUnpoolBack) {
+  const Tensor x = pool_ramp({2, 4, 6, 6}).contiguous(MemoryFormat::ChannelsLast);
+  auto [y, idx] = max_pool2d_with_indices(x, {2, 2});
+  EXPECT_TRUE(idx.is_contiguous(MemoryFormat::ChannelsLast));
+  auto [ry, ridx] = max_pool2d_with_indices(x.contiguous(), {2, 2});
+  expect_same(idx.contiguous(), ridx, "indices do not depend on the layout");
+  expect_same(max_unpool2d(y, idx, {6, 6}).contiguous(), max_unpool2d(ry, ridx, {6, 6}), "unpool");
+}
+
+TEST(PoolLayout, BFloat16MatchesFloatReference) {
+  const Tensor x = pool_ramp({2, 3, 9, 8}, kBFloat16);  // exact in bfloat16 (multiples of 1/8)
+  const Tensor xf = x.to(kFloat);
+  auto [y, idx] = max_pool2d_with_indices(x, {3, 3}, {2, 2}, {1, 1});
+  auto [yf, idxf] = max_pool2d_with_indices(xf, {3, 3}, {2, 2}, {1, 1});
+  EXPECT_EQ(y.dtype(), kBFloat16);
+  expect_same(y.to(kFloat), yf, "max is exact");
+  expect_same(idx, idxf, "indices");
+  const Tensor a = avg_pool2d(x, {3, 3}, {2, 2}, {1, 1});
+  EXPECT_TRUE(allclose(a.to(kFloat), avg_pool2d(xf, {3, 3}, {2, 2}, {1, 1}), 1e-2, 1e-2));
+  // Channels-last bfloat16 too, with backward.
+  const Tensor xc = x.contiguous(MemoryFormat::ChannelsLast).requires_grad_(true);
+  const Tensor yc = max_pool2d(xc, {2, 2});
+  EXPECT_TRUE(yc.is_contiguous(MemoryFormat::ChannelsLast));
+  yc.sum().backward();
+  EXPECT_EQ(xc.grad().dtype(), kBFloat16);
+  EXPECT_EQ(xc.grad().sum().item<double>(), static_cast<double>(yc.numel()));
+}
+
+TEST(PoolLayout, ZeroBatchRunsForwardAndBackward) {
+  const Tensor x = zeros({0, 3, 6, 6}).requires_grad_(true);
+  const Tensor y = max_pool2d(x, {2, 2}) + avg_pool2d(x, {2, 2}) + adaptive_avg_pool2d(x, {3, 3}) +
+                   std::get<0>(adaptive_max_pool2d(x, {3, 3}));
+  EXPECT_EQ(y.sizes(), IntArrayRef({0, 3, 3, 3}));
+  y.sum().backward();
+  EXPECT_EQ(x.grad().sizes(), x.sizes());
+}
+
+TEST(PoolLayout, UnbatchedInputsGiveUnbatchedOutputs) {
+  const Tensor x = pool_ramp({3, 7, 5});
+  expect_same(max_pool2d(x, {2, 2}), max_pool2d(x.unsqueeze(0), {2, 2}).squeeze(0), "max");
+  expect_same(avg_pool1d(x[0], {3}), avg_pool1d(x, {3})[0], "avg1d");
+  EXPECT_EQ(adaptive_avg_pool2d(x, {2, 2}).sizes(), IntArrayRef({3, 2, 2}));
+}
+
+TEST(PoolAutograd, DoubleBackward) {
+  const auto opts = [] {
+    autograd::GradcheckOptions o;
+    o.atol = 1e-6;
+    return o;
+  }();
+  const Tensor x = pool_ramp({1, 2, 5, 6}, kDouble).requires_grad_(true);
+  auto check = [&](const char* what, const autograd::GradcheckFn& fn) {
+    SCOPED_TRACE(what);
+    EXPECT_TRUE(autograd::gradgradcheck(fn, {x}, {}, opts));
+  };
+  check("max_pool2d", [](const autograd::variable_list& v) {
+    return autograd::variable_list{max_pool2d(v[0], {3, 3}, {2, 2}, {1, 1})};
+  });
+  check("avg_pool2d", [](const autograd::variable_list& v) {
+    return autograd::variable_list{avg_pool2d(v[0], {3, 2}, {2, 1}, {1, 1}, true, false)};
+  });
+  check("adaptive_avg_pool2d", [](const autograd::variable_list& v) {
+    return autograd::variable_list{adaptive_avg_pool2d(v[0], {3, 4})};
+  });
+  check("adaptive_max_pool2d", [](const autograd::variable_list& v) {
+    return autograd::variable_list{std::get<0>(adaptive_max_pool2d(v[0], {2, 4}))};
+  });
+  check("lp_pool2d", [](const autograd::variable_list& v) {
+    return autograd::variable_list{F::lp_pool2d(v[0].abs() + 1.0, F::LPPool2dFuncOptions(2.0, 2))};
+  });
+  const Tensor idx = std::get<1>(max_pool2d_with_indices(pool_ramp({1, 2, 10, 12}), {2, 2}));
+  const Tensor small = pool_ramp({1, 2, 5, 6}, kDouble, 5).requires_grad_(true);
+  EXPECT_TRUE(autograd::gradgradcheck(
+      [&](const autograd::variable_list& v) {
+        return autograd::variable_list{max_unpool2d(v[0], idx, {10, 12})};
+      },
+      {small}, {}, opts));
+}
+
+TEST(PoolErrors, WrongRankAndDtype) {
+  expect_error(
+      [] {
+        max_pool2d(zeros({4, 4}), {2, 2});
+      },
+      {"max_pool2d: expected a 3-D (unbatched) or 4-D (batched) input, but got a 2-D "
+       "input [4, 4]"});
+  expect_error(
+      [] {
+        F::avg_pool3d(zeros({2, 4, 4}), F::AvgPool3dFuncOptions(2));
+      },
+      {"avg_pool3d: expected a 4-D (unbatched) or 5-D (batched) input", "[2, 4, 4]"});
+  expect_error(
+      [] {
+        max_pool2d(zeros({2, 0, 4, 4}), {2, 2});
+      },
+      {"max_pool2d: expected an input with non-zero sizes in every dim but the batch dim",
+       "[2, 0, 4, 4]"});
+  expect_error<TypeError>(
+      [] {
+        max_pool2d(zeros({1, 1, 4, 4}, kLong), {2, 2});
+      },
+      {"max_pool2d: expected a floating input", "int64"});
+}
+
+TEST(PoolErrors, WindowArguments) {
+  expect_error<ValueError>(
+      [] {
+        max_pool2d(zeros({1, 1, 8, 8}), {3, 3}, {1, 1}, {2, 2});
+      },
+      {"max_pool2d: padding should be at most half of kernel_size, but got padding [2, 2] and "
+       "kernel_size [3, 3]"});
+  expect_error<ValueError>(
+      [] {
+        avg_pool2d(zeros({1, 1, 8, 8}), {0, 2});
+      },
+      {"avg_pool2d: kernel_size must be greater than zero, but got [0, 2]"});
+  expect_error<ValueError>(
+      [] {
+        max_pool1d(zeros({1, 1, 8}), {2}, {0});
+      },
+      {"max_pool1d: stride must be greater than zero"});
+  expect_error<ValueError>(
+      [] {
+        max_pool2d(zeros({1, 1, 8, 8}), {2, 2, 2});
+      },
+      {"max_pool2d: kernel_size must be a single int or a list of 2 ints", "[2, 2, 2]"});
+  expect_error(
+      [] {
+        max_pool2d(zeros({1, 3, 2, 2}), {3, 3});
+      },
+      {"max_pool2d: output size would be empty: an input of spatial size 2x2 gives [0, 0] with "
+       "kernel_size [3, 3] (dilated: [3, 3]), stride [3, 3], padding [0, 0]"});
+  expect_error(
+      [] {
+        max_pool2d(zeros({1, 3, 6, 6}), {3, 3}, {1, 1}, {0, 0}, {3, 3});
+      },
+      {"output size would be empty", "(dilated: [7, 7])"});
+  expect_error<ValueError>(
+      [] {
+        avg_pool2d(zeros({1, 1, 4, 4}), {2, 2}, {}, {0, 0}, false, true, 0);
+      },
+      {"avg_pool2d: divisor_override must not be zero"});
+  expect_error<ValueError>(
+      [] {
+        adaptive_avg_pool2d(zeros({1, 1, 4, 4}), {2});
+      },
+      {"adaptive_avg_pool2d: output_size must have 2 elements, but got [2]"});
+}
+
+TEST(PoolErrors, UnpoolAndFractional) {
+  const Tensor v = ones({1, 1, 2, 2});
+  const Tensor bad = full({1, 1, 2, 2}, 20, kLong);
+  expect_error<IndexError>(
+      [&] {
+        max_unpool2d(v, bad, {4, 4});
+      },
+      {"max_unpool2d: found an invalid max index: 20", "the output's spatial size is 4x4",
+       "[0, 16)"});
+  expect_error<TypeError>(
+      [&] {
+        max_unpool2d(v, bad.to(kInt), {4, 4});
+      },
+      {"max_unpool2d: indices must be int64, but got int32"});
+  expect_error(
+      [&] {
+        max_unpool2d(v, zeros({1, 1, 2, 3}, kLong), {4, 4});
+      },
+      {"max_unpool2d: indices [1, 1, 2, 3] must have the shape of the input [1, 1, 2, 2]"});
+  expect_error<ValueError>(
+      [&] {
+        F::max_unpool2d(v, bad,
+                        F::MaxUnpool2dFuncOptions(2).output_size(std::vector<int64_t>{7, 4}));
+      },
+      {"max_unpool2d: invalid output_size [7, 4] (dim 0 must be between 2 and 6"});
+  expect_error<ValueError>(
+      [] {
+        fractional_max_pool2d(zeros({1, 1, 5, 5}), {3, 3}, {4, 4}, full({1, 1, 2}, 0.5));
+      },
+      {"fractional_max_pool2d: kernel_size 3 is too large for the input size 5 and output_size 4"});
+  expect_error(
+      [] {
+        fractional_max_pool2d(zeros({2, 1, 5, 5}), {2, 2}, {2, 2}, full({1, 1, 2}, 0.5));
+      },
+      {"fractional_max_pool2d: random_samples must have shape [2, 1, 2]", "[1, 1, 2]"});
+  expect_error<TypeError>(
+      [] {
+        fractional_max_pool2d(zeros({1, 1, 5, 5}), {2, 2}, {2, 2},
+                              full({1, 1, 2}, 0.5, TensorOptions().dtype(kDouble)));
+      },
+      {"random_samples must have the input's dtype float32, but got float64"});
+}
+
+TEST(PoolErrors, RandomSamplesOutsideTheUnitIntervalAndInvalidIndexValues) {
+  // A sample outside [0, 1) would place a window outside the input: refused, NaN included.
+  for (double u : {1.0, -0.25, 1e30, std::nan("")})
+    expect_error<ValueError>(
+        [u] {
+          fractional_max_pool2d(zeros({1, 1, 5, 5}), {2, 2}, {2, 2}, full({1, 1, 2}, u));
+        },
+        {"fractional_max_pool2d: random_samples must lie in [0, 1)"});
+  // The most negative int64 is an invalid index like any other (it once was the kernel's
+  // "nothing found" marker).
+  const Tensor v = ones({1, 1, 2, 2});
+  expect_error<IndexError>(
+      [&] {
+        max_unpool2d(v, full({1, 1, 2, 2}, std::numeric_limits<int64_t>::min(), kLong), {4, 4});
+      },
+      {"max_unpool2d: found an invalid max index: -9223372036854775808"});
+}
+
+TEST(PoolLayout, NegativeDivisorOverrideDividesAsPyTorch) {
+  // PyTorch refuses only a zero divisor; a negative one divides (sum / divisor), also backward.
+  const Tensor x =
+      arange(16, TensorOptions().dtype(kDouble)).reshape({1, 1, 4, 4}).requires_grad_();
+  const Tensor y = F::avg_pool2d(x, F::AvgPool2dFuncOptions(2).divisor_override(-2));
+  const Tensor expected = x.detach()
+                              .reshape({1, 1, 2, 2, 2, 2})
+                              .permute({0, 1, 2, 4, 3, 5})
+                              .reshape({1, 1, 2, 2, 4})
+                              .sum(-1)
+                              .div(-2);
+  EXPECT_TRUE(y.detach().equal(expected));
+  y.sum().backward();
+  EXPECT_TRUE(x.grad().equal(full({1, 1, 4, 4}, -0.5, TensorOptions().dtype(kDouble))));
+}
