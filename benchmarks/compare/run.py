@@ -38,7 +38,7 @@ TORCH_LIBS = ["-ltorch", "-ltorch_cpu", "-lc10"]
 CXX = os.environ.get("CXX", "g++")
 BASE_FLAGS = ["-std=c++17", "-D_GLIBCXX_USE_CXX11_ABI=1"]
 WORKLOADS = ["hwlimits", "overhead", "elementwise", "sgemm", "devx", "train_step", "epoch",
-             "data_loading"]
+             "data_loading", "conv"]
 # The newest LibTorch (BENCHMARKS.md "Anchor libraries"): the C++ library of the newest PyPI torch
 # wheel, unpacked outside the repository; --torch-new or EMBER_TORCH_NEW override the default.
 TORCH_NEW_DEFAULT = "/work/cache/torch-2.15.0/torch"
@@ -55,6 +55,12 @@ TARGET_STARTUP_MS = 30.0
 # Issue #15: a training step and a Fashion-MNIST epoch (time ratios, Ember / anchor).
 TARGET_TRAIN_RATIO_OLD = 0.5      # <= 0.5x LibTorch 1.13.1's time
 TARGET_TRAIN_RATIO_NEW = 0.7      # <= 0.7x the newest LibTorch's time
+# Issue #16: the CNN step and epoch (time ratios), conv GFLOP/s (rate ratios, >= 1 = not slower),
+# and conv forward at L2 against the §7 FP32 peak.
+TARGET_CNN_RATIO_OLD = 0.6
+TARGET_CNN_RATIO_NEW = 0.8
+TARGET_CONV_RATE_RATIO = 1.0
+TARGET_CONV_L2_PEAK_FRACTION = 0.60
 
 # ----------------------------------------------------------------------------- anchors
 
@@ -169,6 +175,7 @@ def torch_programs():
         "first_op_torch": ([f"{c}/devx/first_op_torch.cpp"], [], False),
         "train_step_torch": ([f"{c}/train_step_torch.cpp"], [], True),
         "epoch_torch": ([f"{c}/epoch_torch.cpp"], ["-lz"], True),
+        "conv_torch": ([f"{c}/conv_torch.cpp"], [], True),
     }
     if os.path.exists(f"{c}/data_loading_torch.cpp"):
         progs["data_loading_torch"] = ([f"{c}/data_loading_torch.cpp"], ["-pthread"], False)
@@ -193,6 +200,7 @@ EMBER_PROGRAMS = {
     "train_step": "ember_compare_train_step",
     "epoch": "ember_compare_epoch",
     "data_loading": "ember_compare_data_loading",
+    "conv": "ember_compare_conv",
 }
 
 # Which programs each workload needs (torch programs are built per anchor).
@@ -204,6 +212,7 @@ WORKLOAD_TORCH_PROGRAMS = {
     "train_step": ["train_step_torch"],
     "epoch": ["epoch_torch"],
     "data_loading": ["data_loading_torch"],
+    "conv": ["conv_torch"],
 }
 WORKLOAD_PLAIN_PROGRAMS = {"sgemm": ["sgemm_ref"], "devx": ["empty"]}
 
@@ -1155,16 +1164,19 @@ def report_footprint(results, passes):
 # --- §5(a) training step, §6 epoch, §9 data loading
 
 
-def train_targets():
-    """Issue #15's time targets, one per anchor (1.13.1: <= 0.5x; the newest: <= 0.7x)."""
-    return [TARGET_TRAIN_RATIO_OLD if not a.suffix else TARGET_TRAIN_RATIO_NEW for a in ANCHORS]
+def train_targets(cnn=False):
+    """The time targets, one per anchor: issue #15's for the MLP (1.13.1: <= 0.5x; the newest:
+    <= 0.7x), issue #16's for the CNN (<= 0.6x; <= 0.8x)."""
+    old, new = ((TARGET_CNN_RATIO_OLD, TARGET_CNN_RATIO_NEW) if cnn
+                else (TARGET_TRAIN_RATIO_OLD, TARGET_TRAIN_RATIO_NEW))
+    return [old if not a.suffix else new for a in ANCHORS]
 
 
 def report_train_step(results, passes, threads):
     rows = []
-    targets = train_targets()
     for p in passes:
-        for case in ["mlp_sgd", "mlp_adam"]:
+        for case in ["mlp_sgd", "mlp_adam", "lenet_sgd", "lenet_adam"]:
+            targets = train_targets(cnn=case.startswith("lenet"))
             for thr in threads:
                 e = results.get(("train_step", case, thr, "ember"), p)
                 ts = anchor_recs(results, "train_step", case, thr, "libtorch", p)
@@ -1181,12 +1193,13 @@ def report_train_step(results, passes, threads):
                 rows.append([p, case, thr, fmt_cell(e), *[fmt_cell(t) for t in ts],
                              *[fmt_ratio(r) for r in rs], losses, check,
                              verdicts(oks, infos[0].get("check", "-"))])
-    table("§5(a) Training step: MLP 784-512-256-10, batch 64 (ms per step: lower is better)",
+    table("§5(a)/(b) Training step: MLP 784-512-256-10 and LeNet-style CNN, batch 64 (ms per "
+          "step: lower is better)",
           "One step = zero_grad, forward, cross_entropy, backward, opt.step() on fixed inputs; "
-          "mlp_sgd: SGD(0.01, momentum 0.9), mlp_adam: Adam(1e-3). median [min-max] of 5 "
-          "repetitions. ratio = Ember / LibTorch time (lower is better); targets (issue #15): "
+          "*_sgd: SGD(0.01, momentum 0.9), *_adam: Adam(1e-3). median [min-max] of 5 "
+          "repetitions. ratio = Ember / LibTorch time (lower is better); targets: MLP (issue #15) "
           f"<= {TARGET_TRAIN_RATIO_OLD} x LibTorch 1.13.1, <= {TARGET_TRAIN_RATIO_NEW} x the "
-          "newest. "
+          f"newest; LeNet (issue #16) <= {TARGET_CNN_RATIO_OLD} x, <= {TARGET_CNN_RATIO_NEW} x. "
           "loss after = the loss on the fixed batch after the timed steps (Ember / anchors); "
           "check = every library's first loss is near ln 10 and its loss went down.\n"
           + anchors_note(),
@@ -1196,10 +1209,10 @@ def report_train_step(results, passes, threads):
 
 def report_epoch(results, passes, threads):
     rows = []
-    targets = train_targets()
     libs = ["ember", *[a.label("libtorch") for a in ANCHORS]]
     for p in passes:
-        for case in ["mlp"]:
+        for case in ["mlp", "cnn"]:
+            targets = train_targets(cnn=case == "cnn")
             for thr in threads:
                 e = results.get(("epoch", case, thr, "ember"), p)
                 ts = anchor_recs(results, "epoch", case, thr, "libtorch", p)
@@ -1224,18 +1237,67 @@ def report_epoch(results, passes, threads):
                              *[fmt_ratio(r) for r in rs], " / ".join(pct(i) for i in infos),
                              " / ".join(load(i) for i in infos), check,
                              verdicts(oks, infos[0].get("check", "-"))])
-    table("§6 Fashion-MNIST epoch, MLP, batch 64 (seconds per epoch: lower is better)",
-          "Per repetition: manual_seed(0), new MLP, SGD(0.01, momentum 0.9), randperm, 938 steps "
+    table("§6 Fashion-MNIST epoch, MLP and CNN, batch 64 (seconds per epoch: lower is better)",
+          "Per repetition: manual_seed(0), new model, SGD(0.01, momentum 0.9), randperm, 938 steps "
           "by index_select with loss.item() (timed), then eval accuracy on the 10,000 test "
           "images. median [min-max] over up to 3 repetitions (none started after 120 s). ratio = "
-          "Ember / LibTorch time (lower is better); targets (issue #15): "
+          "Ember / LibTorch time (lower is better); targets: MLP (issue #15) "
           f"<= {TARGET_TRAIN_RATIO_OLD} x LibTorch 1.13.1, <= {TARGET_TRAIN_RATIO_NEW} x the "
-          "newest. "
+          f"newest; CNN (issue #16) <= {TARGET_CNN_RATIO_OLD} x, <= {TARGET_CNN_RATIO_NEW} x. "
           "accuracy per repetition and load+decode seconds (not timed in the epoch) are given "
           "as Ember / anchors; check = every repetition of every library reaches >= 80% "
           "(both should land near 85%).\n" + anchors_note(),
           ["pass", "model", "threads", "Ember s", *[f"{column_name(a)} s" for a in ANCHORS],
            *anchor_ratio_headers(), "accuracy", "load s", "check", "verdict"], rows)
+
+
+def best_peak(results, thr, pass_no):
+    """The §7 FP32 peak (GFLOP/s) for a thread setting: the best register-only NACC of the widest
+    vectors measured in this run, or None when hwlimits did not run."""
+    best = None
+    for kind in ["ymm", "zmm"]:
+        for nacc in [8, 12, 16, 24]:
+            rec = results.get(("hwlimits", f"peak_{kind}_nacc{nacc}", thr, "hw"), pass_no)
+            if rec and "na" not in rec:
+                best = max(best or 0.0, rec["median"])
+    return best
+
+
+def report_conv(results, passes, threads):
+    rows = []
+    for p in passes:
+        for case in ["L1_fwd", "L1_fwdbwd", "L2_fwd", "L2_fwdbwd"]:
+            for thr in threads:
+                e = results.get(("conv", case, thr, "ember"), p)
+                ts = anchor_recs(results, "conv", case, thr, "libtorch", p)
+                if e is None and all(t is None for t in ts):
+                    continue
+                rs = [ratio(e, t) for t in ts]
+                oks = [None if r is None else r >= TARGET_CONV_RATE_RATIO for r in rs]
+                peak = best_peak(results, thr, p)
+                frac = (e["median"] / peak if e and "na" not in e and peak else None)
+                if case == "L2_fwd" and frac is not None:
+                    oks.append(frac >= TARGET_CONV_L2_PEAK_FRACTION)
+                infos = [results.info.get(("conv", case, thr, lib), {})
+                         for lib in ["ember", *[a.label("libtorch") for a in ANCHORS]]]
+                checks = [i.get("check") for i in infos if i.get("check")]
+                check = "-" if not checks else ("pass" if all(c == "pass" for c in checks)
+                                                else "FAIL")
+                rows.append([p, case, thr, fmt_cell(e), *[fmt_cell(t) for t in ts],
+                             *[fmt_ratio(r) for r in rs],
+                             "-" if peak is None else f"{peak:.0f}",
+                             "-" if frac is None else f"{100 * frac:.0f}%", check,
+                             verdicts(oks, infos[0].get("check", "-"))])
+    table("§4 Conv2d 3x3, padding 1, batch 32 (GFLOP/s: higher is better)",
+          "L1: x[32,3,32,32] -> 64 channels; L2: x[32,64,16,16] -> 128 channels. fwd under "
+          "NoGradGuard; fwdbwd = forward + y.backward(g) (3 x the forward FLOPs). median "
+          "[min-max]. ratio = Ember / LibTorch rate (higher is better); targets (issue #16): no "
+          f"case slower than either LibTorch (ratio >= {TARGET_CONV_RATE_RATIO}), and L2 forward "
+          f">= {int(TARGET_CONV_L2_PEAK_FRACTION * 100)}% of the §7 FP32 peak (run hwlimits in the "
+          "same run for the peak column).\n" + anchors_note(),
+          ["pass", "case", "threads", "Ember GFLOP/s",
+           *[f"{column_name(a)} GFLOP/s" for a in ANCHORS], *anchor_ratio_headers(),
+           "peak GFLOP/s", "of peak", "check", "verdict"], rows)
 
 
 DATA_LOADING_LOAD_LINE = re.compile(r"^INFO data_loading load (\S+) (\S+=.*)$")
@@ -1451,6 +1513,11 @@ def main():
                     *anchor_progs(torch_bins, "data_loading_torch", "torch")],
                     unpacked_mnist(args.work, args.fashion_mnist))
 
+        if "conv" in only:
+            run_workload_cases(runner, results, p, "conv", [
+                ember_prog("conv"), *anchor_progs(torch_bins, "conv_torch", "libtorch")],
+                cases_of("conv_torch", "conv"), train_threads)
+
     mode = "QUICK smoke test, not a measurement" if args.quick else "full protocol"
     names = " and ".join(a.name for a in ANCHORS if a.available)
     print(f"\n## Ember vs {names} ({mode}; {len(passes)} pass(es); Ember build: {build})\n")
@@ -1476,6 +1543,8 @@ def main():
         report_epoch(results, passes, train_threads)
     if "data_loading" in only and os.path.exists(f"{HERE}/data_loading_torch.cpp"):
         report_data_loading(results, passes)
+    if "conv" in only:
+        report_conv(results, passes, train_threads)
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
     raw_path = os.path.join(args.work, f"results-{stamp}.txt")

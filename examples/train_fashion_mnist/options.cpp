@@ -50,7 +50,7 @@ Options parse_options(const std::vector<std::string>& args) {
   const std::map<std::string, Setter> with_value = {
       {"--model",
        [&](auto& f, auto& v) {
-         o.model = parse_choice(f, v, {"mlp", "cnn"});
+         o.model = parse_choice(f, v, {"mlp", "cnn", "cnn-bn"});
        }},
       {"--epochs",
        [&](auto& f, auto& v) { o.epochs = static_cast<int>(parse_int(f, v, 1, 1000)); }},
@@ -119,7 +119,8 @@ std::string usage(const std::string& program) {
   return "Usage: " + program + R"( [flags]
 Trains a classifier on Fashion-MNIST and reports test accuracy after every epoch.
 
-  --model mlp|cnn          the network (default mlp: 784-512-256-10 ReLU; cnn: LeNet-style)
+  --model mlp|cnn|cnn-bn   the network (default mlp: 784-512-256-10 ReLU; cnn: LeNet-style;
+                           cnn-bn: the CNN with BatchNorm)
   --epochs N               epochs to train (default 1)
   --batch-size N           examples per step (default 64)
   --lr X                   learning rate (default: 0.01 for sgd, 1e-3 for adam/adamw)

@@ -40,7 +40,16 @@ const std::vector<std::string> kNnFunctionalOps = {
     "binary_cross_entropy_with_logits", "kl_div", "huber_loss", "smooth_l1_loss",
     "soft_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "margin_ranking_loss",
     "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss",
-    "gaussian_nll_loss", "ctc_loss"};
+    "gaussian_nll_loss", "ctc_loss",
+    // vision layers (issue #16)
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
+    "adaptive_max_pool2d", "adaptive_max_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+    "max_unpool1d", "max_unpool2d", "max_unpool3d", "fractional_max_pool2d",
+    "fractional_max_pool3d", "batch_norm", "instance_norm", "group_norm", "local_response_norm",
+    "normalize", "pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "unfold", "fold",
+    "interpolate", "grid_sample", "affine_grid"};
 
 const std::vector<GoldenCase>& golden(const std::string& family) {
   static std::map<std::string, std::vector<GoldenCase>> cache;
