@@ -24,11 +24,12 @@ quick=0
 # failure.
 passed=0 failed=0 skipped=0
 count_log() {
-  local log=$1 p f s
+  local log=$1 p f s r
   p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\{0,1\}\.$/\1/p' "$log" | tail -n1)
-  f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) tests\{0,1\}[.,].*$/\1/p' "$log" | tail -n1)
   s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) tests\{0,1\}[.,].*$/\1/p' "$log" | tail -n1)
-  if ! grep -q '^\[==========\] .* ran\.' "$log"; then f=$((${f:-0} + 1)); fi
+  # With --gtest_brief GoogleTest prints no "N tests failed" total: failed = ran - passed - skipped.
+  r=$(sed -n 's/^\[==========\] \([0-9]*\) tests\{0,1\} from .* ran\..*$/\1/p' "$log" | tail -n1)
+  if [ -n "$r" ]; then f=$((r - ${p:-0} - ${s:-0})); else f=1; fi
   passed=$((passed + ${p:-0}))
   failed=$((failed + ${f:-0}))
   skipped=$((skipped + ${s:-0}))

@@ -25,9 +25,11 @@ namespace ember::kernels {
 
 // Whether the op chain's one-op kernels fuse a product into the add that reads it (alpha·b + a
 // in AddOp, (value·a)·b + s in addcmul): nvcc always does (--fmad=true); GCC does when the
-// target has FMA (-march=native; GCC contracts across statements in C++ too). Clang contracts
+// target has FMA (-march=native; GCC contracts across statements in C++ too) and it optimises
+// (an -O0 build, such as the ASan+UBSan one, keeps every product and add apart). Clang contracts
 // only inside one expression, and AddOp's product comes from another function, so it does not.
-#if defined(__CUDA_ARCH__) || (defined(__GNUC__) && !defined(__clang__) && defined(__FMA__))
+#if defined(__CUDA_ARCH__) || \
+    (defined(__GNUC__) && !defined(__clang__) && defined(__FMA__) && defined(__OPTIMIZE__))
 #define EMBER_OPTIM_CONTRACTS 1
 #else
 #define EMBER_OPTIM_CONTRACTS 0
