@@ -135,6 +135,15 @@ struct OptimAlpha {
   EMBER_HOST_DEVICE explicit OptimAlpha(double x) : v(static_cast<M>(x)), one(x == 1.0) {}
 };
 
+/// The gradient every family starts from: ±g (maximize), plus wd·p when weight decay is on (the
+/// op chain's `grad.neg()` and `grad.add(p, weight_decay)`).
+template <class Mth, class M>
+EMBER_HOST_DEVICE M optim_decayed_grad(M g0, M pv, bool maximize, bool has_wd,
+                                       const OptimAlpha<M>& wd) {
+  const M gv = Mth::pick(maximize, -g0, g0);
+  return Mth::pick(has_wd, Mth::add_scaled(gv, pv, wd.v, wd.one), gv);
+}
+
 /// SGD: d = ±g (+ wd·p); buf = d (first step) or momentum·buf + (1 - dampening)·d; d = buf or
 /// d + momentum·buf (nesterov); p += -lr·d. Variants: no momentum, a new buffer, a buffer.
 template <class T>
@@ -168,8 +177,7 @@ struct SgdStep {
   EMBER_HOST_DEVICE void first(int64_t i, int, S&) const {
     const M pv = static_cast<M>(p[i]);
     const M g0 = static_cast<M>(g[i]);
-    M d = Mth::pick(maximize, -g0, g0);
-    d = Mth::pick(has_wd, Mth::add_scaled(d, pv, wd.v, wd.one), d);
+    M d = optim_decayed_grad<Mth>(g0, pv, maximize, has_wd, wd);
     if constexpr (V != 0) {
       M b = d;
       if constexpr (V == 2) {
@@ -278,8 +286,7 @@ struct AdagradStep {
   EMBER_HOST_DEVICE void first(int64_t i, int j, S& s) const {
     const M pv = static_cast<M>(p[i]);
     const M g0 = static_cast<M>(g[i]);
-    M gv = Mth::pick(maximize, -g0, g0);
-    gv = Mth::pick(has_wd, Mth::add_scaled(gv, pv, wd.v, wd.one), gv);
+    M gv = optim_decayed_grad<Mth>(g0, pv, maximize, has_wd, wd);
     const M sv = Mth::addcmul(static_cast<M>(sum[i]), M(1), gv, gv);
     sum[i] = static_cast<T>(sv);
     s.s[0][j] = sv;
@@ -330,8 +337,7 @@ struct RmspropStep {
   EMBER_HOST_DEVICE void first(int64_t i, int j, S& s) const {
     const M pv = static_cast<M>(p[i]);
     const M g0 = static_cast<M>(g[i]);
-    M gv = Mth::pick(maximize, -g0, g0);
-    gv = Mth::pick(has_wd, Mth::add_scaled(gv, pv, wd.v, wd.one), gv);
+    M gv = optim_decayed_grad<Mth>(g0, pv, maximize, has_wd, wd);
     M sv = Mth::r(Mth::mul(static_cast<M>(sq[i]), alpha));
     sv = Mth::addcmul(sv, oma.v, gv, gv);
     sq[i] = static_cast<T>(sv);
@@ -394,8 +400,7 @@ struct AdamaxStep {
   EMBER_HOST_DEVICE void first(int64_t i, int, S&) const {
     const M pv = static_cast<M>(p[i]);
     const M g0 = static_cast<M>(g[i]);
-    M gv = Mth::pick(maximize, -g0, g0);
-    gv = Mth::pick(has_wd, Mth::add_scaled(gv, pv, wd.v, wd.one), gv);
+    M gv = optim_decayed_grad<Mth>(g0, pv, maximize, has_wd, wd);
     M mv = Mth::r(Mth::mul(static_cast<M>(m[i]), beta1));
     mv = Mth::add_scaled(mv, gv, omb1.v, omb1.one);
     const M uv = Mth::r(Mth::mul(static_cast<M>(u[i]), beta2));
@@ -440,8 +445,7 @@ struct AdadeltaStep {
   EMBER_HOST_DEVICE void first(int64_t i, int j, S& s) const {
     const M pv = static_cast<M>(p[i]);
     const M g0 = static_cast<M>(g[i]);
-    M gv = Mth::pick(maximize, -g0, g0);
-    gv = Mth::pick(has_wd, Mth::add_scaled(gv, pv, wd.v, wd.one), gv);
+    M gv = optim_decayed_grad<Mth>(g0, pv, maximize, has_wd, wd);
     M sv = Mth::r(Mth::mul(static_cast<M>(sq[i]), rho));
     sv = Mth::addcmul(sv, omr, gv, gv);
     sq[i] = static_cast<T>(sv);

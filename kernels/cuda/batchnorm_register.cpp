@@ -1,4 +1,5 @@
-// Registers the CUDA kernels of the batchnorm family (batch, instance and group normalisation, local response normalisation).
+// Registers the CUDA kernels of the batchnorm family (batch, instance and group normalisation,
+// local response normalisation).
 #include "src/dispatch/dispatch.h"
 
 namespace ember::cuda_detail {

@@ -1,4 +1,5 @@
-// Registers the CUDA kernels of the conv family (convolution and transposed convolution (forward, backward data, backward weights)).
+// Registers the CUDA kernels of the conv family (convolution and transposed convolution (forward,
+// backward data, backward weights)).
 #include "src/dispatch/dispatch.h"
 
 namespace ember::cuda_detail {

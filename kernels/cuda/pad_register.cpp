@@ -1,4 +1,5 @@
-// Registers the CUDA kernels of the pad family (padding in every mode, pixel (un)shuffle, fold/unfold, channel shuffle).
+// Registers the CUDA kernels of the pad family (padding in every mode, pixel (un)shuffle,
+// fold/unfold, channel shuffle).
 #include "src/dispatch/dispatch.h"
 
 namespace ember::cuda_detail {

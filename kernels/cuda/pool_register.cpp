@@ -1,4 +1,5 @@
-// Registers the CUDA kernels of the pool family (pooling: max, average, adaptive, LP, unpooling, fractional).
+// Registers the CUDA kernels of the pool family (pooling: max, average, adaptive, LP, unpooling,
+// fractional).
 #include "src/dispatch/dispatch.h"
 
 namespace ember::cuda_detail {

@@ -1,4 +1,5 @@
-// Registers the CUDA kernels of the resample family (interpolation (upsampling), grid_sample, affine_grid).
+// Registers the CUDA kernels of the resample family (interpolation (upsampling), grid_sample,
+// affine_grid).
 #include "src/dispatch/dispatch.h"
 
 namespace ember::cuda_detail {
