@@ -109,6 +109,7 @@ struct ConvOperand {
 struct ConvEntry {
   bool ok = false;  // false: oneDNN refused (cached so we ask once)
   dnnl::primitive prim;
+  memory::desc scratchpad;  // the primitive's scratch space, given per call (see conv_attr)
   ConvOperand x, w, y;
 };
 
@@ -160,15 +161,26 @@ ConvDescs conv_descs(memory::data_type dt, const ConvParams& p) {
   return d;
 }
 
+// The cached primitives run on several threads at once; with oneDNN's default (library-owned)
+// scratchpad, concurrent runs of one primitive shared scratch space and corrupted each other's
+// results (ConvFunctional.ConcurrentCallsShareTheCachedPrimitives). Each call brings its own.
+dnnl::primitive_attr conv_attr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
 dnnl::convolution_forward::primitive_desc conv_forward_pd(const ConvDescs& d, bool bias,
-                                                          dnnl::prop_kind kind) {
+                                                          dnnl::prop_kind kind,
+                                                          bool user_scratchpad = false) {
   using F = dnnl::convolution_forward;
   const auto algo = dnnl::algorithm::convolution_direct;
   F::desc desc =
       bias ? F::desc(kind, algo, d.x_ask, d.w_ask, d.b, d.y_ask, d.strides, d.dilates, d.pad_l,
                      d.pad_r)
            : F::desc(kind, algo, d.x_ask, d.w_ask, d.y_ask, d.strides, d.dilates, d.pad_l, d.pad_r);
-  return F::primitive_desc(desc, conv_engine());
+  return user_scratchpad ? F::primitive_desc(desc, conv_attr(), conv_engine())
+                         : F::primitive_desc(desc, conv_engine());
 }
 
 // Fills entry with the primitive of (dir, p) and its operand layouts; throws dnnl::error when
@@ -179,7 +191,8 @@ void conv_make(ConvEntry& entry, ConvDir dir, memory::data_type dt, const ConvPa
   const bool bias = p.b != nullptr;
   switch (dir) {
     case ConvDir::Forward: {
-      auto pd = conv_forward_pd(d, bias, dnnl::prop_kind::forward_inference);
+      auto pd = conv_forward_pd(d, bias, dnnl::prop_kind::forward_inference, true);
+      entry.scratchpad = pd.scratchpad_desc();
       entry.x.set(d.x, pd.src_desc(), false);
       entry.w.set(d.w, pd.weights_desc(), false);
       entry.y.set(d.y, pd.dst_desc(), true);
@@ -190,7 +203,8 @@ void conv_make(ConvEntry& entry, ConvDir dir, memory::data_type dt, const ConvPa
       auto hint = conv_forward_pd(d, false, dnnl::prop_kind::forward_training);
       dnnl::convolution_backward_data::desc desc(algo, d.x_ask, d.w_ask, d.y_ask, d.strides,
                                                  d.dilates, d.pad_l, d.pad_r);
-      dnnl::convolution_backward_data::primitive_desc pd(desc, conv_engine(), hint);
+      dnnl::convolution_backward_data::primitive_desc pd(desc, conv_attr(), conv_engine(), hint);
+      entry.scratchpad = pd.scratchpad_desc();
       entry.x.set(d.x, pd.diff_src_desc(), true);
       entry.w.set(d.w, pd.weights_desc(), false);
       entry.y.set(d.y, pd.diff_dst_desc(), false);
@@ -204,7 +218,8 @@ void conv_make(ConvEntry& entry, ConvDir dir, memory::data_type dt, const ConvPa
           bias ? B::desc(algo, d.x_ask, d.w_ask, d.b, d.y_ask, d.strides, d.dilates, d.pad_l,
                          d.pad_r)
                : B::desc(algo, d.x_ask, d.w_ask, d.y_ask, d.strides, d.dilates, d.pad_l, d.pad_r);
-      B::primitive_desc pd(desc, conv_engine(), hint);
+      B::primitive_desc pd(desc, conv_attr(), conv_engine(), hint);
+      entry.scratchpad = pd.scratchpad_desc();
       entry.x.set(d.x, pd.src_desc(), false);
       entry.w.set(d.w, pd.diff_weights_desc(), true);
       entry.y.set(d.y, pd.diff_dst_desc(), false);
@@ -290,21 +305,30 @@ bool conv_run(ConvDir dir, ScalarType dtype, const ConvParams& p) {
   const memory w = conv_bind(entry->w, p.w, 1, stream);
   const memory y = conv_bind(entry->y, p.y, 2, stream);
   const memory::desc b_desc({p.oc}, dt, Tag::a);
+  thread_local ConvScratch scratchpad_buffer;
+  const memory scratchpad(entry->scratchpad, conv_engine(),
+                          scratchpad_buffer.get(entry->scratchpad.get_size()));
   switch (dir) {
     case ConvDir::Forward: {
-      std::unordered_map<int, memory> args = {
-          {DNNL_ARG_SRC, x}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, y}};
+      std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, x},
+                                              {DNNL_ARG_WEIGHTS, w},
+                                              {DNNL_ARG_DST, y},
+                                              {DNNL_ARG_SCRATCHPAD, scratchpad}};
       if (p.b) args.emplace(DNNL_ARG_BIAS, memory(b_desc, conv_engine(), const_cast<void*>(p.b)));
       entry->prim.execute(stream, args);
       break;
     }
     case ConvDir::BackwardData:
-      entry->prim.execute(stream,
-                          {{DNNL_ARG_DIFF_SRC, x}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DIFF_DST, y}});
+      entry->prim.execute(stream, {{DNNL_ARG_DIFF_SRC, x},
+                                   {DNNL_ARG_WEIGHTS, w},
+                                   {DNNL_ARG_DIFF_DST, y},
+                                   {DNNL_ARG_SCRATCHPAD, scratchpad}});
       break;
     case ConvDir::BackwardWeights: {
-      std::unordered_map<int, memory> args = {
-          {DNNL_ARG_SRC, x}, {DNNL_ARG_DIFF_WEIGHTS, w}, {DNNL_ARG_DIFF_DST, y}};
+      std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, x},
+                                              {DNNL_ARG_DIFF_WEIGHTS, w},
+                                              {DNNL_ARG_DIFF_DST, y},
+                                              {DNNL_ARG_SCRATCHPAD, scratchpad}};
       if (p.b)
         args.emplace(DNNL_ARG_DIFF_BIAS, memory(b_desc, conv_engine(), const_cast<void*>(p.b)));
       entry->prim.execute(stream, args);
