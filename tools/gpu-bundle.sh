@@ -11,8 +11,9 @@
 #
 # .gpu-bundle/ (git-ignored; name it in the device tool's `carry`) holds
 #   bundle.tar.xz   the test programs, ember_compare_cuda, libember, and the shared libraries they
-#                   load that a CUDA machine may lack, under BUILD_DIR/bundle-lib (cuBLAS is not
-#                   among them: the machine's toolkit has it, and it is 570 MB)
+#                   load that a CUDA machine may lack, under BUILD_DIR/bundle-lib (cuBLAS and cuDNN
+#                   are not among them: the machine has them, and they are 570 MB and 500 MB; ldd
+#                   sees only cuDNN's small front library, which loads the rest at run time)
 #   manifest        the commit, the source checksum, the build directory and the CUDA version
 #   sources.sha256  the per-file hashes behind the checksum (gpu-check names the files that differ)
 # tools/gpu-check.sh uses the bundle when its checksum matches the tree it runs in.
@@ -76,7 +77,7 @@ awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' "$stage/ldd.txt" | sort -u |
   while read -r name path; do
     case "$name" in
       libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | libstdc++.so* | libgcc_s.so* | \
-        ld-linux* | libember.so* | libcublas.so* | libcublasLt.so*) continue ;;
+        ld-linux* | libember.so* | libcublas.so* | libcublasLt.so* | libcudnn*) continue ;;
     esac
     cp -L "$path" "$stage/$build/bundle-lib/$name"
   done
@@ -98,6 +99,10 @@ echo "$hashes" >.gpu-bundle/sources.sha256
   echo "build=$build"
   echo "cuda=$(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
   echo "arch=$arch"
+  # The cuDNN major version the build linked; gpu-check looks for the same on the GPU machine.
+  grep -h -m1 '^#define CUDNN_MAJOR' "$(dirname "$(command -v nvcc)")/../include/cudnn_version.h" \
+    /usr/local/include/cudnn_version.h /usr/include/cudnn_version.h 2>/dev/null |
+    head -n 1 | awk '{print "cudnn=" $3}'
 } >.gpu-bundle/manifest
 cat .gpu-bundle/manifest
 du -h .gpu-bundle/bundle.tar.xz

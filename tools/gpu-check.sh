@@ -126,10 +126,14 @@ if [ $use_bundle -eq 1 ]; then
   cuda_major=$(sed -n 's/^cuda=\([0-9]*\).*/\1/p' "$bundle/manifest")
   pip_nvidia=$(timeout 60 "${TORCH_PYTHON:-python3}" -c \
     'import os, torch; print(os.path.join(os.path.dirname(os.path.dirname(torch.__file__)), "nvidia"))' 2>/dev/null)
+  # cuDNN (convolution) likewise: the bundle carries none of it, its libraries are 500 MB.
+  cudnn_major=$(sed -n 's/^cudnn=//p' "$bundle/manifest")
+  cudnn_major=${cudnn_major:-9}
   cuda_dirs=$({
     ldconfig -p 2>/dev/null | sed -n "s/.*libcublas\.so\.$cuda_major => //p"
+    ldconfig -p 2>/dev/null | sed -n "s/.*libcudnn\.so\.$cudnn_major => //p"
     timeout 60 find /usr/local/cuda* /usr/lib /opt ${pip_nvidia:+"$pip_nvidia"} \
-      -name "libcublas.so.$cuda_major" 2>/dev/null
+      \( -name "libcublas.so.$cuda_major" -o -name "libcudnn.so.$cudnn_major" \) 2>/dev/null
   } | xargs -r -n1 dirname | awk '!seen[$0]++' | paste -sd: -)
   [ -n "$cuda_dirs" ] || note "no libcublas.so.$cuda_major on this machine: the programs cannot load"
   ember_libs="$root/$build:$root/$build/bundle-lib${cuda_dirs:+:$cuda_dirs}"
@@ -153,8 +157,21 @@ export EMBER_GOLDEN_DIR="$root/tests/golden"
 # ---- 3. test_cuda: every CUDA kernel against the CPU ----
 run_step test_cuda "$(cap 240)" "${ember_env[@]}" "$build/tests/test_cuda" \
   --gtest_output=xml:"$out/test_cuda.xml" || status=1
-if grep -q "SKIPPED" "$out/test_cuda.log" && ! nvidia-smi >/dev/null 2>&1; then
-  note "test_cuda: tests were skipped: no GPU visible to this process"
+# A check in which no CUDA test ran is a failed check, whatever the exit status says: test_cuda
+# skips (and passes) without a device, and the CUDA convolution tests skip without cuDNN.
+cuda_passed=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out/test_cuda.log" | tail -n 1)
+cuda_skipped=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$out/test_cuda.log" | tail -n 1)
+if [ "${cuda_passed:-0}" -eq 0 ]; then
+  note "test_cuda: FAILED: no CUDA test passed (none ran on a GPU)"
+  status=1
+elif [ "${cuda_skipped:-0}" -gt 0 ]; then
+  note "test_cuda: $cuda_skipped tests skipped; reasons:"
+  grep -A1 ": Skipped$" "$out/test_cuda.log" | grep -v ": Skipped$\|^--$" | sort | uniq -c | head -n 10 |
+    tee -a "$summary"
+  if grep -q "no CUDA device" "$out/test_cuda.log"; then
+    note "test_cuda: FAILED: tests skipped for want of a GPU visible to this process"
+    status=1
+  fi
 fi
 
 # ---- 4. Every other test program, on the same (CUDA-enabled) library ----
