@@ -305,3 +305,46 @@ TEST(PoolLayout, NegativeDivisorOverrideDividesAsPyTorch) {
   y.sum().backward();
   EXPECT_TRUE(x.grad().equal(full({1, 1, 4, 4}, -0.5, TensorOptions().dtype(kDouble))));
 }
+
+TEST(PoolLayout, MaxPoolKernelPathsAgreeOnTiesNaNAndPadding) {
+  // Dense planes, planes with row padding (a slice of a wider tensor) and channels-last inputs
+  // take three different CPU loops; with many ties, NaNs and -inf they must give the same values
+  // and the same indices (the first maximum, or the last NaN, in PyTorch's tap order).
+  manual_seed(11);
+  Tensor wide = randint(0, 4, {2, 3, 9, 13}, TensorOptions().dtype(kFloat));
+  wide.index_put_({0, 1, 2, 3}, std::numeric_limits<float>::quiet_NaN());
+  wide.index_put_({1, 2, 4, 5}, std::numeric_limits<float>::quiet_NaN());
+  wide.index_put_({1, 0, 0, 0}, -std::numeric_limits<float>::infinity());
+  const Tensor dense = wide.slice(3, 0, 11).contiguous();
+  const Tensor padded_rows = wide.slice(3, 0, 11);
+  const Tensor channels_last = dense.contiguous(MemoryFormat::ChannelsLast);
+  ASSERT_FALSE(padded_rows.is_contiguous());
+  struct Case {
+    std::vector<int64_t> k, s, p, d;
+    bool ceil;
+  };
+  for (const Case& c :
+       {Case{{2, 2}, {}, {0, 0}, {1, 1}, false}, Case{{3, 3}, {2, 2}, {1, 1}, {1, 1}, false},
+        Case{{3, 2}, {2, 3}, {1, 1}, {1, 1}, true}, Case{{3, 3}, {1, 2}, {1, 0}, {2, 3}, false},
+        Case{{2, 3}, {3, 2}, {1, 1}, {2, 1}, true}}) {
+    SCOPED_TRACE("kernel " + std::to_string(c.k[0]) + "x" + std::to_string(c.k[1]));
+    auto [v0, i0] = max_pool2d_with_indices(dense, c.k, c.s, c.p, c.d, c.ceil);
+    auto [v1, i1] = max_pool2d_with_indices(padded_rows, c.k, c.s, c.p, c.d, c.ceil);
+    auto [v2, i2] = max_pool2d_with_indices(channels_last, c.k, c.s, c.p, c.d, c.ceil);
+    EXPECT_TRUE(equal(i1, i0)) << "indices, rows vs planes";
+    EXPECT_TRUE(equal(i2.contiguous(), i0)) << "indices, channels-last vs planes";
+    EXPECT_TRUE(allclose(v1, v0, 0, 0, /*equal_nan=*/true)) << "values, rows vs planes";
+    EXPECT_TRUE(allclose(v2.contiguous(), v0, 0, 0, /*equal_nan=*/true))
+        << "values, channels-last vs planes";
+    // Each index names an input element holding the reported value.
+    const Tensor picked = dense.flatten(2).gather(2, i0.flatten(2)).view_as(v0);
+    EXPECT_TRUE(allclose(picked, v0, 0, 0, /*equal_nan=*/true)) << "indices point at the maxima";
+  }
+  // 3-d: the plane loop and the row loop over a depth-padded slice.
+  const Tensor wide3 = wide.view({2, 3, 9, 13, 1}).expand({2, 3, 9, 13, 3}).contiguous();
+  const Tensor d3 = wide3.slice(3, 0, 11).contiguous(), r3 = wide3.slice(3, 0, 11);
+  auto [v3, i3] = max_pool3d_with_indices(d3, {2, 3, 2}, {1, 2, 1}, {1, 1, 0}, {1, 1, 2}, true);
+  auto [v4, i4] = max_pool3d_with_indices(r3, {2, 3, 2}, {1, 2, 1}, {1, 1, 0}, {1, 1, 2}, true);
+  EXPECT_TRUE(equal(i4, i3));
+  EXPECT_TRUE(allclose(v4, v3, 0, 0, /*equal_nan=*/true));
+}
