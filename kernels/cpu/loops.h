@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "kernels/common/elementwise_loop.h"
@@ -16,6 +17,18 @@
 #include "src/core/parallel.h"
 
 namespace ember::kernels {
+
+/// The type a dense loop loads an input as: bool inputs are read as bytes and converted, since
+/// GCC has no vector type for a bool load and left every loop reading one scalar (where(c, a, b)
+/// over 1.2M floats: 6.3 ms with a branch per element, 0.7 ms vectorised; logical_not 1.2 ms ->
+/// 0.07 ms). Not for a bool converted to a number by a one-input row (a cast): GCC vectorises
+/// neither form of that, and the byte form's scalar code is twice as slow.
+template <class Out, class In, int kInputs>
+struct DenseLoad {
+  using type =
+      std::conditional_t<std::is_same_v<In, bool> && (kInputs > 1 || std::is_same_v<Out, bool>),
+                         uint8_t, In>;
+};
 
 template <class Out, class... In, class F, size_t... I>
 EMBER_ALWAYS_INLINE void dense_run(char* const* data, int64_t begin, int64_t end, const F& f,
@@ -26,9 +39,10 @@ EMBER_ALWAYS_INLINE void dense_run(char* const* data, int64_t begin, int64_t end
                 (std::is_same_v<In, float> && ...) && VecMath<F>::value) {
     vec_unary_f32(reinterpret_cast<const float*>(data[1]) + begin, out, n, f);
   } else {
-    [[maybe_unused]] auto ins =
-        std::make_tuple((reinterpret_cast<const In*>(data[I + 1]) + begin)...);
-    for (int64_t i = 0; i < n; ++i) out[i] = f(std::get<I>(ins)[i]...);
+    [[maybe_unused]] auto ins = std::make_tuple(
+        (reinterpret_cast<const typename DenseLoad<Out, In, sizeof...(In)>::type*>(data[I + 1]) +
+         begin)...);
+    for (int64_t i = 0; i < n; ++i) out[i] = f(static_cast<In>(std::get<I>(ins)[i])...);
   }
 }
 
