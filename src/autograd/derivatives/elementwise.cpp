@@ -87,7 +87,8 @@ Tensor masked_grad(const Tensor& cond, const Tensor& grad) {
   _(abs, "AbsBackward0", kSelf, EMBER_GRAD(grad* self.sign()), EMBER_NO_GRAD, EMBER_NO_GRAD)       \
   _(sign, "SignBackward0", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD, EMBER_NO_GRAD)       \
   _(square, "PowBackward0", kSelf, EMBER_GRAD(grad* self * 2), EMBER_NO_GRAD, EMBER_NO_GRAD)       \
-  _(relu, "ReluBackward0", kResult, EMBER_GRAD(grad*(result > 0)), EMBER_NO_GRAD, EMBER_NO_GRAD)   \
+  _(relu, "ReluBackward0", kResult, EMBER_GRAD(where(result > 0, grad, 0)), EMBER_NO_GRAD,         \
+    EMBER_NO_GRAD)                                                                                 \
   _(floor, "FloorBackward0", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD, EMBER_NO_GRAD)     \
   _(ceil, "CeilBackward0", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD, EMBER_NO_GRAD)       \
   _(trunc, "TruncBackward0", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD, EMBER_NO_GRAD)     \
