@@ -1,6 +1,7 @@
 // The engine's behaviour: accumulation, broadcasting, graph lifetime, higher derivatives, grad().
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <thread>
 
 #include "ember/ember.h"
@@ -204,4 +205,18 @@ TEST(Engine, GradientBufferIsStolenWhenNobodyElseHoldsIt) {
   (x * 5).sum().backward();  // accumulates in place into the same buffer
   EXPECT_EQ(x.grad().data_ptr(), first);
   expect_values(x.grad(), {10, 10, 10});
+}
+
+TEST(Engine, ReluBackwardIgnoresTheGradientWhereReluIsFlat) {
+  // PyTorch's threshold_backward: 0 where the output is 0, whatever the incoming gradient is
+  // (a product grad * mask would turn an inf or NaN there into NaN).
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor x = tensor({-1.0f, 0.0f, 2.0f, -3.0f}).requires_grad_(true);
+  relu(x).backward(tensor({nan, inf, 5.0f, -inf}));
+  const Tensor g = x.grad();
+  EXPECT_EQ(g[0].item<float>(), 0.0f);
+  EXPECT_EQ(g[1].item<float>(), 0.0f);
+  EXPECT_EQ(g[2].item<float>(), 5.0f);
+  EXPECT_EQ(g[3].item<float>(), 0.0f);
 }
