@@ -146,6 +146,19 @@ void select_max_run(Acc* __restrict__ val, int64_t* __restrict__ idx, const Acc*
   }
 }
 
+// dst[i] = src[i·step]. Strides 1 and 2 (most pools) get loops with a constant stride, which
+// the compiler vectorises (2: an even/odd deinterleave); a runtime stride stays scalar.
+template <class Acc, class T>
+void gather_taps(Acc* __restrict__ dst, const T* __restrict__ src, int64_t n, int64_t step) {
+  if (step == 1) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<Acc>(src[i]);
+  } else if (step == 2) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<Acc>(src[2 * i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<Acc>(src[i * step]);
+  }
+}
+
 // As select_max_run, for a whole plane: tap i's flat input index is origin[i] + tap.
 template <class Acc>
 void select_max_plane(Acc* __restrict__ val, int64_t* __restrict__ idx,
@@ -286,7 +299,7 @@ void max_pool_planes(const PoolParams& p, const PoolTapTable& tab) {
                 }
                 const T* xr = xp + od * sd * in_hw + oh * sh * in_w + tap;
                 std::fill(row, row + w_lo, kNegInf);
-                for (int64_t ow = w_lo; ow < w_hi; ++ow) row[ow] = static_cast<Acc>(xr[ow * sw]);
+                gather_taps(row + w_lo, xr + w_lo * sw, w_hi - w_lo, sw);
                 std::fill(row + w_hi, row + ow_n, kNegInf);
               }
             select_max_plane(vp, ip, tp, origin.data(), ovol, tap);
