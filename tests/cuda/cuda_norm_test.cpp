@@ -81,19 +81,7 @@ Tol norm_tolerance(ScalarType t) {
 }
 
 void expect_close(const Tensor& cpu, const Tensor& cuda, const std::string& what) {
-  ASSERT_EQ(cpu.defined(), cuda.defined()) << what;
-  if (!cpu.defined()) return;
-  ASSERT_TRUE(cuda.is_cuda()) << what;
-  Tensor got = cuda.to(Device(kCPU));
-  ASSERT_EQ(got.dtype(), cpu.dtype()) << what;
-  ASSERT_EQ(got.sizes(), cpu.sizes()) << what;
-  if (cpu.numel() == 0) return;
-  const Tol tol = norm_tolerance(cpu.dtype());
-  Tensor a = cpu.to(kDouble), b = got.to(kDouble);
-  const double scale = std::max(1.0, a.abs().max().item<double>());
-  const double max_err = (a - b).abs().max().item<double>();
-  EXPECT_TRUE(allclose(b, a, tol.rtol, tol.atol * scale))
-      << what << " (" << cpu.dtype() << "): max |cpu - cuda| = " << max_err << ", scale " << scale;
+  expect_close_scaled(cpu, cuda, what, norm_tolerance(cpu.dtype()));
 }
 
 std::string describe_case(const NormCase& c, ScalarType t, bool rms, bool affine) {

@@ -44,23 +44,7 @@ Tol pb_tolerance(ScalarType t) {
 }
 
 void expect_close(const Tensor& cpu, const Tensor& cuda, const std::string& what) {
-  ASSERT_EQ(cpu.defined(), cuda.defined()) << what;
-  if (!cpu.defined()) return;
-  ASSERT_TRUE(cuda.is_cuda()) << what;
-  const Tensor got = cuda.to(kHost);
-  ASSERT_EQ(got.dtype(), cpu.dtype()) << what;
-  ASSERT_EQ(got.sizes(), cpu.sizes()) << what;
-  if (cpu.numel() == 0) return;
-  if (cpu.dtype() == kLong) {
-    EXPECT_TRUE(equal(got, cpu)) << what << ": indices differ\ncpu:  " << cpu << "\ncuda: " << got;
-    return;
-  }
-  const Tol tol = pb_tolerance(cpu.dtype());
-  const Tensor a = cpu.to(kDouble), b = got.to(kDouble);
-  const double scale = std::max(1.0, a.abs().max().item<double>());
-  const double max_err = (a - b).abs().max().item<double>();
-  EXPECT_TRUE(allclose(b, a, tol.rtol, tol.atol * scale, /*equal_nan=*/true))
-      << what << " (" << cpu.dtype() << "): max |cpu - cuda| = " << max_err << ", scale " << scale;
+  expect_close_scaled(cpu, cuda, what, pb_tolerance(cpu.dtype()));
 }
 
 std::string sizes_text(IntArrayRef s) {

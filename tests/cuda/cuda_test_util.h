@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,30 @@ inline void expect_matches_cpu(const ember::Tensor& cpu_result, const ember::Ten
   ember::Tensor a = cpu_result.to(ember::kDouble), b = got.to(ember::kDouble);
   EXPECT_TRUE(ember::allclose(b, a, tol.rtol, tol.atol, /*equal_nan=*/true))
       << what << " (" << cpu_result.dtype() << ")\ncpu:  " << a << "\ncuda: " << b;
+}
+
+/// Expects `cuda` to match `cpu` (either may be undefined, then both must be): same dtype and
+/// shape; int64 results (indices) exactly; others within `tol`, its absolute part scaled by the
+/// largest |value| (sums over many elements err in proportion to their size). NaN matches NaN.
+inline void expect_close_scaled(const ember::Tensor& cpu, const ember::Tensor& cuda,
+                                const std::string& what, Tol tol) {
+  ASSERT_EQ(cpu.defined(), cuda.defined()) << what;
+  if (!cpu.defined()) return;
+  ASSERT_TRUE(cuda.is_cuda()) << what;
+  const ember::Tensor got = cuda.to(ember::Device(ember::kCPU));
+  ASSERT_EQ(got.dtype(), cpu.dtype()) << what;
+  ASSERT_EQ(got.sizes(), cpu.sizes()) << what;
+  if (cpu.numel() == 0) return;
+  if (cpu.dtype() == ember::kLong) {
+    EXPECT_TRUE(ember::equal(got, cpu))
+        << what << ": values differ\ncpu:  " << cpu << "\ncuda: " << got;
+    return;
+  }
+  const ember::Tensor a = cpu.to(ember::kDouble), b = got.to(ember::kDouble);
+  const double scale = std::max(1.0, a.abs().max().item<double>());
+  const double max_err = (a - b).abs().max().item<double>();
+  EXPECT_TRUE(ember::allclose(b, a, tol.rtol, tol.atol * scale, /*equal_nan=*/true))
+      << what << " (" << cpu.dtype() << "): max |cpu - cuda| = " << max_err << ", scale " << scale;
 }
 
 /// Whether `part` occurs in `s` (error-text checks).
