@@ -10,16 +10,21 @@
 //
 // Primitives are cached by everything they are specialised on (direction, dtype, algorithm,
 // sizes, strides, window) in one map behind a mutex, so a training loop creates each once; a
-// configuration oneDNN refuses is cached too, so it is asked once.
+// configuration oneDNN refuses is cached too, so it is asked once. Cached primitives run on any
+// thread, so each call brings its own scratchpad (scratchpad_mode::user): oneDNN's library
+// scratchpad is shared by all primitives and only safe when a primitive runs on the thread that
+// created it (the race that corrupted concurrent convolutions, see conv_onednn.cpp).
 #include "kernels/cpu/pool_onednn.h"
 
 #include <dnnl.hpp>
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 
 #include "kernels/cpu/gemm_cpu.h"
 
@@ -38,8 +43,30 @@ using PoolKey = std::array<int64_t, 40>;
 struct PoolEntry {
   bool ok = false;
   dnnl::primitive prim;
-  memory::desc src, dst;
+  memory::desc src, dst, scratchpad;
 };
+
+dnnl::primitive_attr pool_attr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+// This thread's scratchpad, grown as needed and kept between calls.
+void* pool_scratchpad(size_t bytes) {
+  struct Free {
+    void operator()(void* q) const { std::free(q); }
+  };
+  thread_local std::unique_ptr<void, Free> data;
+  thread_local size_t have = 0;
+  if (bytes > have) {
+    const size_t rounded = (bytes + 4095) / 4096 * 4096;
+    data.reset(std::aligned_alloc(4096, rounded));
+    if (!data) throw std::bad_alloc();
+    have = rounded;
+  }
+  return data.get();
+}
 
 std::mutex g_pool_cache_mutex;
 std::map<PoolKey, std::shared_ptr<PoolEntry>>& pool_cache() {
@@ -119,13 +146,15 @@ std::shared_ptr<PoolEntry> pool_entry(ScalarType dtype, memory::data_type dt, co
         backward ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference;
     dnnl::pooling_v2_forward::desc fwd(prop, alg, slot->src, slot->dst, strides, kernel, dilation,
                                        pad_l, pad_r);
-    dnnl::pooling_v2_forward::primitive_desc fwd_pd(fwd, pool_engine());
+    dnnl::pooling_v2_forward::primitive_desc fwd_pd(fwd, pool_attr(), pool_engine());
     if (!backward) {
+      slot->scratchpad = fwd_pd.scratchpad_desc();
       slot->prim = dnnl::pooling_v2_forward(fwd_pd);
     } else {
       dnnl::pooling_v2_backward::desc bwd(alg, slot->src, slot->dst, strides, kernel, dilation,
                                           pad_l, pad_r);
-      dnnl::pooling_v2_backward::primitive_desc bwd_pd(bwd, pool_engine(), fwd_pd);
+      dnnl::pooling_v2_backward::primitive_desc bwd_pd(bwd, pool_attr(), pool_engine(), fwd_pd);
+      slot->scratchpad = bwd_pd.scratchpad_desc();
       slot->prim = dnnl::pooling_v2_backward(bwd_pd);
     }
     slot->ok = true;
@@ -153,10 +182,14 @@ bool onednn_avg_pool(ScalarType dtype, const PoolParams& p, bool backward) {
   thread_local dnnl::stream stream(pool_engine());
   memory src(e->src, pool_engine(), p.input);
   memory dst(e->dst, pool_engine(), p.output);
+  memory scratchpad(e->scratchpad, pool_engine(), pool_scratchpad(e->scratchpad.get_size()));
   if (backward)
-    e->prim.execute(stream, {{DNNL_ARG_DIFF_SRC, src}, {DNNL_ARG_DIFF_DST, dst}});
+    e->prim.execute(
+        stream,
+        {{DNNL_ARG_DIFF_SRC, src}, {DNNL_ARG_DIFF_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratchpad}});
   else
-    e->prim.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+    e->prim.execute(stream,
+                    {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratchpad}});
   stream.wait();
   return true;
 }

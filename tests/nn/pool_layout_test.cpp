@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <limits>
+#include <thread>
+#include <vector>
 
 #include "tests/nn/modules_test_util.h"
 
@@ -347,4 +349,34 @@ TEST(PoolLayout, MaxPoolKernelPathsAgreeOnTiesNaNAndPadding) {
   auto [v4, i4] = max_pool3d_with_indices(r3, {2, 3, 2}, {1, 2, 1}, {1, 1, 0}, {1, 1, 2}, true);
   EXPECT_TRUE(equal(i4, i3));
   EXPECT_TRUE(allclose(v4, v3, 0, 0, /*equal_nan=*/true));
+}
+
+TEST(PoolLayout, ConcurrentAvgPoolsShareTheCachedPrimitives) {
+  // Average pooling runs on cached oneDNN primitives; threads running the same shapes use them
+  // at once with their own scratch space, and every thread's result (forward and input
+  // gradient, float32 and bfloat16) equals the single-threaded one.
+  for (ScalarType dtype : {kFloat, kBFloat16}) {
+    SCOPED_TRACE(std::string("dtype ") + to_string(dtype));
+    const Tensor x = pool_ramp({4, 16, 13, 13}, dtype);
+    const Tensor g = pool_ramp({4, 16, 7, 7}, dtype, 5);
+    auto run = [&](Tensor* y, Tensor* gx) {
+      const Tensor xi = x.detach().requires_grad_(true);
+      *y = avg_pool2d(xi, {3, 3}, {2, 2}, {1, 1});
+      y->backward(g);
+      *gx = xi.grad();
+    };
+    Tensor ref, ref_g;
+    run(&ref, &ref_g);
+    std::vector<Tensor> ys(4), gs(4);
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < ys.size(); ++t)
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < 5; ++i) run(&ys[t], &gs[t]);
+      });
+    for (std::thread& th : threads) th.join();
+    for (size_t t = 0; t < ys.size(); ++t) {
+      EXPECT_TRUE(ys[t].equal(ref)) << "thread " << t;
+      EXPECT_TRUE(gs[t].equal(ref_g)) << "thread " << t;
+    }
+  }
 }
