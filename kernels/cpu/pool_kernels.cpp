@@ -131,21 +131,6 @@ Acc avg_of(Acc sum, const PoolParams& p, const PoolTaps& td, const PoolTaps& th,
   return sum / static_cast<Acc>(div);
 }
 
-// The running maxima of a run of n outputs against one tap each: tap i's flat input index is
-// first + i·step. All by value, so nothing the stores write can alias a bound (which stops the
-// compiler from vectorising).
-template <class Acc>
-void select_max_run(Acc* __restrict__ val, int64_t* __restrict__ idx, const Acc* __restrict__ tap,
-                    int64_t n, int64_t first, int64_t step) {
-#pragma omp simd
-  for (int64_t i = 0; i < n; ++i) {
-    const Acc v = tap[i], b = val[i];
-    const bool take = (v > b) | (v != v);  // NaN wins (PyTorch's rule); a select, no branch
-    val[i] = take ? v : b;
-    idx[i] = take ? first + i * step : idx[i];
-  }
-}
-
 // dst[i] = src[i·step]. Strides 1 and 2 (most pools) get loops with a constant stride, which
 // the compiler vectorises (2: an even/odd deinterleave); a runtime stride stays scalar.
 template <class Acc, class T>
@@ -159,7 +144,9 @@ void gather_taps(Acc* __restrict__ dst, const T* __restrict__ src, int64_t n, in
   }
 }
 
-// As select_max_run, for a whole plane: tap i's flat input index is origin[i] + tap.
+// The running maxima of n outputs against one tap each (v_in): tap i's flat input index is
+// origin[i] + tap. Everything by value or restrict, so the stores alias nothing the loop reads
+// (the compiler otherwise reloads and gives up vectorising).
 template <class Acc>
 void select_max_plane(Acc* __restrict__ val, int64_t* __restrict__ idx,
                       const Acc* __restrict__ v_in, const int64_t* __restrict__ origin, int64_t n,
@@ -173,73 +160,15 @@ void select_max_plane(Acc* __restrict__ val, int64_t* __restrict__ idx,
   }
 }
 
-// Windowed max pooling of planar layouts whose planes are not dense (max_pool_planes below takes
-// the dense ones), a whole output row at a time: for each tap of the window (d, h, then w
-// ascending, the order PyTorch visits them, so ties keep the first maximum) the row's output
-// columns whose tap is inside the input are updated with a select, not a branch. The per-element
-// branch of the plain loop mispredicts on half of random inputs (LeNet's 2x2 pool of
-// [64, 32, 24, 24], one thread, Xeon: 9.8 ms that way, 5.0 ms by rows, 1.1-1.2 ms by planes).
+// Windowed max pooling of planar layouts (NCHW, NCDHW, any element strides), a whole plane per
+// pass and tap: for each tap of the window (in PyTorch's d, h, w order, so ties keep the first
+// maximum) the tap's value for every output of the plane is gathered into a dense run (-inf where
+// the tap falls outside the input, which never wins), then one vectorised select over the plane.
+// A branch per tap mispredicts on half of random inputs, and a pass per output row spends its
+// time in loop overheads (rows are 12 columns in LeNet): LeNet's 2x2 pool of [64, 32, 24, 24],
+// one Xeon thread, 9.8 ms branching, 5.0 ms by rows, 1.1-1.2 ms by planes.
 template <class T>
-void max_pool_rows(const PoolParams& p, const PoolTapTable& tab, int64_t rows) {
-  using Acc = opmath_t<T>;
-  const T* x = static_cast<const T*>(p.input);
-  T* y = static_cast<T*>(p.output);
-  const int64_t od_n = p.out.size[0], oh_n = p.out.size[1], ow_n = p.out.size[2];
-  const int64_t in_h = p.in.size[1], in_w = p.in.size[2];
-  const int64_t sw = p.in.stride[2], kw_n = p.kernel[2], dil = p.dilation[2];
-  const int64_t pad = p.pad[2];
-  parallel_for(0, rows, pool_grain(window_volume(p) * ow_n), [&](int64_t begin, int64_t end) {
-    // A copy, not the captured reference: the index stores below (int64_t) could alias it, and
-    // the compiler would reload it and give up vectorising.
-    const int64_t step = p.stride[2];
-    std::vector<Acc> val(static_cast<size_t>(ow_n)), taps(static_cast<size_t>(ow_n));
-    std::vector<int64_t> idx(static_cast<size_t>(ow_n));
-    Acc* __restrict__ vp = val.data();
-    Acc* __restrict__ tp = taps.data();
-    int64_t* __restrict__ ip = idx.data();
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t plane = r / (od_n * oh_n), od = (r / oh_n) % od_n, oh = r % oh_n;
-      const PoolTaps& td = tab.dim[0][static_cast<size_t>(od)];
-      const PoolTaps& th = tab.dim[1][static_cast<size_t>(oh)];
-      const T* xp = x + plane_offset(p.in, plane, p.channels);
-      const int64_t first_row = (td.begin * in_h + th.begin) * in_w;
-      for (int64_t ow = 0; ow < ow_n; ++ow) {
-        vp[ow] = -std::numeric_limits<Acc>::infinity();
-        ip[ow] = first_row + tab.dim[2][static_cast<size_t>(ow)].begin;
-      }
-      for (int64_t d = td.begin; d < td.end; d += td.step)
-        for (int64_t h = th.begin; h < th.end; h += th.step) {
-          const T* __restrict__ xr = xp + d * p.in.stride[0] + h * p.in.stride[1];
-          const int64_t flat_row = (d * in_h + h) * in_w;
-          for (int64_t kw = 0; kw < kw_n; ++kw) {
-            // Column ow reads w = ow·step + off; the columns with 0 <= w < in_w are [lo, hi).
-            const int64_t off = kw * dil - pad;
-            const int64_t lo = off >= 0 ? 0 : (-off + step - 1) / step;
-            const int64_t hi = in_w - 1 - off < 0 ? 0 : std::min(ow_n, (in_w - 1 - off) / step + 1);
-            // The taps are strided (step, sw); copied into a dense run first, the select loop
-            // below vectorises (on strided loads the compiler turns it back into branches).
-            for (int64_t ow = lo; ow < hi; ++ow)
-              tp[ow] = static_cast<Acc>(xr[(ow * step + off) * sw]);
-            const int64_t flat_off = flat_row + off;
-            select_max_run(vp + lo, ip + lo, tp + lo, hi - lo, flat_off + lo * step, step);
-          }
-        }
-      const int64_t yrow = plane_offset(p.out, plane, p.channels) + offset_of(p.out, od, oh, 0);
-      const int64_t sy = p.out.stride[2];
-      for (int64_t ow = 0; ow < ow_n; ++ow) y[yrow + ow * sy] = static_cast<T>(vp[ow]);
-      if (p.indices)
-        for (int64_t ow = 0; ow < ow_n; ++ow) p.indices[yrow + ow * sy] = ip[ow];
-    }
-  });
-}
-
-// Windowed max pooling of dense planar inputs (NCHW, NCDHW), a whole plane per pass and tap:
-// for each tap of the window (in PyTorch's d, h, w order, so ties keep the first maximum) the
-// tap's value for every output of the plane is gathered into a dense run (-inf where the tap falls
-// outside the input, which never wins), then one vectorised select over the plane. Output rows
-// are short (12 columns in LeNet), so a pass per row spent its time in loop overheads.
-template <class T>
-void max_pool_planes(const PoolParams& p, const PoolTapTable& tab) {
+void max_pool_planar(const PoolParams& p, const PoolTapTable& tab) {
   using Acc = opmath_t<T>;
   const T* x = static_cast<const T*>(p.input);
   T* y = static_cast<T*>(p.output);
@@ -274,6 +203,7 @@ void max_pool_planes(const PoolParams& p, const PoolTapTable& tab) {
     Acc* __restrict__ tp = taps.data();
     int64_t* __restrict__ ip = idx.data();
     const int64_t sd = p.stride[0], sh = p.stride[1], sw = p.stride[2];
+    const int64_t xs0 = p.in.stride[0], xs1 = p.in.stride[1], xs2 = p.in.stride[2];
     for (int64_t plane = begin; plane < end; ++plane) {
       const T* xp = x + plane_offset(p.in, plane, p.channels);
       std::fill(val.begin(), val.end(), kNegInf);
@@ -287,9 +217,12 @@ void max_pool_planes(const PoolParams& p, const PoolTapTable& tab) {
           for (int64_t kw = 0; kw < p.kernel[2]; ++kw) {
             int64_t w_lo, w_hi;
             valid_range(2, kw, &w_lo, &w_hi);
-            const int64_t tap = (kd * p.dilation[0] - p.pad[0]) * in_hw +
-                                (kh * p.dilation[1] - p.pad[1]) * in_w + kw * p.dilation[2] -
-                                p.pad[2];
+            const int64_t off_d = kd * p.dilation[0] - p.pad[0];
+            const int64_t off_h = kh * p.dilation[1] - p.pad[1];
+            const int64_t off_w = kw * p.dilation[2] - p.pad[2];
+            // The tap's offset in flat (plane-index) units and in memory (element strides).
+            const int64_t tap = off_d * in_hw + off_h * in_w + off_w;
+            const int64_t tap_mem = off_d * xs0 + off_h * xs1 + off_w * xs2;
             for (int64_t od = 0; od < od_n; ++od)
               for (int64_t oh = 0; oh < oh_n; ++oh) {
                 Acc* row = tp + (od * oh_n + oh) * ow_n;
@@ -297,9 +230,9 @@ void max_pool_planes(const PoolParams& p, const PoolTapTable& tab) {
                   std::fill(row, row + ow_n, kNegInf);
                   continue;
                 }
-                const T* xr = xp + od * sd * in_hw + oh * sh * in_w + tap;
+                const T* xr = xp + od * sd * xs0 + oh * sh * xs1 + tap_mem;
                 std::fill(row, row + w_lo, kNegInf);
-                gather_taps(row + w_lo, xr + w_lo * sw, w_hi - w_lo, sw);
+                gather_taps(row + w_lo, xr + w_lo * sw * xs2, w_hi - w_lo, sw * xs2);
                 std::fill(row + w_hi, row + ow_n, kNegInf);
               }
             select_max_plane(vp, ip, tp, origin.data(), ovol, tap);
@@ -387,10 +320,7 @@ void pool_forward_impl(const PoolParams& p) {
   }
   const int64_t rows = p.batch * p.channels * od_n * oh_n;
   if (kMax && !p.adaptive) {
-    if (plane_is_dense(p.in))
-      max_pool_planes<T>(p, tab);
-    else
-      max_pool_rows<T>(p, tab, rows);
+    max_pool_planar<T>(p, tab);
     return;
   }
   parallel_for(0, rows, pool_grain(wv * ow_n), [&](int64_t begin, int64_t end) {

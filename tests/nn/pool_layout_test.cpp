@@ -309,9 +309,10 @@ TEST(PoolLayout, NegativeDivisorOverrideDividesAsPyTorch) {
 }
 
 TEST(PoolLayout, MaxPoolKernelPathsAgreeOnTiesNaNAndPadding) {
-  // Dense planes, planes with row padding (a slice of a wider tensor) and channels-last inputs
-  // take three different CPU loops; with many ties, NaNs and -inf they must give the same values
-  // and the same indices (the first maximum, or the last NaN, in PyTorch's tap order).
+  // Dense planes, planes with row padding (a slice of a wider tensor: other element strides in
+  // the planar loop) and channels-last inputs (a loop of its own); with many ties, NaNs and -inf
+  // they must give the same values and the same indices (the first maximum, or the last NaN, in
+  // PyTorch's tap order), and each index must point at its value.
   manual_seed(11);
   Tensor wide = randint(0, 4, {2, 3, 9, 13}, TensorOptions().dtype(kFloat));
   wide.index_put_({0, 1, 2, 3}, std::numeric_limits<float>::quiet_NaN());
@@ -333,16 +334,16 @@ TEST(PoolLayout, MaxPoolKernelPathsAgreeOnTiesNaNAndPadding) {
     auto [v0, i0] = max_pool2d_with_indices(dense, c.k, c.s, c.p, c.d, c.ceil);
     auto [v1, i1] = max_pool2d_with_indices(padded_rows, c.k, c.s, c.p, c.d, c.ceil);
     auto [v2, i2] = max_pool2d_with_indices(channels_last, c.k, c.s, c.p, c.d, c.ceil);
-    EXPECT_TRUE(equal(i1, i0)) << "indices, rows vs planes";
-    EXPECT_TRUE(equal(i2.contiguous(), i0)) << "indices, channels-last vs planes";
-    EXPECT_TRUE(allclose(v1, v0, 0, 0, /*equal_nan=*/true)) << "values, rows vs planes";
+    EXPECT_TRUE(equal(i1, i0)) << "indices, strided vs dense planes";
+    EXPECT_TRUE(equal(i2.contiguous(), i0)) << "indices, channels-last vs planar";
+    EXPECT_TRUE(allclose(v1, v0, 0, 0, /*equal_nan=*/true)) << "values, strided vs dense planes";
     EXPECT_TRUE(allclose(v2.contiguous(), v0, 0, 0, /*equal_nan=*/true))
-        << "values, channels-last vs planes";
+        << "values, channels-last vs planar";
     // Each index names an input element holding the reported value.
     const Tensor picked = dense.flatten(2).gather(2, i0.flatten(2)).view_as(v0);
     EXPECT_TRUE(allclose(picked, v0, 0, 0, /*equal_nan=*/true)) << "indices point at the maxima";
   }
-  // 3-d: the plane loop and the row loop over a depth-padded slice.
+  // 3-d: dense planes against a slice with padded rows.
   const Tensor wide3 = wide.view({2, 3, 9, 13, 1}).expand({2, 3, 9, 13, 3}).contiguous();
   const Tensor d3 = wide3.slice(3, 0, 11).contiguous(), r3 = wide3.slice(3, 0, 11);
   auto [v3, i3] = max_pool3d_with_indices(d3, {2, 3, 2}, {1, 2, 1}, {1, 1, 0}, {1, 1, 2}, true);
