@@ -26,15 +26,14 @@
 #include <dnnl.hpp>
 
 #include <array>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <new>
 #include <unordered_map>
 
 #include "kernels/cpu/conv_kernels.h"
 #include "kernels/cpu/gemm_cpu.h"
+#include "kernels/cpu/onednn_scratch.h"
 
 namespace ember::kernels {
 namespace {
@@ -269,33 +268,11 @@ std::shared_ptr<ConvEntry> conv_lookup(ConvDir dir, ScalarType dtype, memory::da
   return conv_cache().emplace(key, entry).first->second;
 }
 
-// A per-thread buffer for one operand slot in a blocked layout, kept between calls: a fresh
-// allocation of L2's 2 + 4 MiB each call costs ~1.5k page faults (~1 ms against a ~10 ms
-// convolution).
-struct ConvScratch {
-  struct Free {
-    void operator()(void* p) const { std::free(p); }
-  };
-  std::unique_ptr<void, Free> data;
-  size_t bytes = 0;
-
-  void* get(size_t want) {
-    if (want > bytes) {
-      data.reset();
-      const size_t rounded = (want + 4095) / 4096 * 4096;
-      data.reset(std::aligned_alloc(4096, rounded));
-      if (!data) throw std::bad_alloc();
-      bytes = rounded;
-    }
-    return data.get();
-  }
-};
-
 // The memory the primitive uses for one operand at `data`: the tensor itself, or this thread's
 // scratch buffer `slot` in the chosen layout (filled from the tensor first when the primitive
 // reads it).
 memory conv_bind(const ConvOperand& op, const void* data, int slot, dnnl::stream& stream) {
-  thread_local ConvScratch scratch[3];
+  thread_local OnednnScratch scratch[3];
   dnnl::engine& eng = conv_engine();
   memory user(op.plain, eng, const_cast<void*>(data));
   if (!op.reordered) return user;
@@ -322,7 +299,7 @@ bool conv_run(ConvDir dir, ScalarType dtype, const ConvParams& p) {
   const memory w = conv_bind(entry->w, p.w, 1, stream);
   const memory y = conv_bind(entry->y, p.y, 2, stream);
   const memory::desc b_desc({p.oc}, dt, Tag::a);
-  thread_local ConvScratch scratchpad_buffer;
+  thread_local OnednnScratch scratchpad_buffer;
   const memory scratchpad(entry->scratchpad, conv_engine(),
                           scratchpad_buffer.get(entry->scratchpad.get_size()));
   switch (dir) {

@@ -20,13 +20,12 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <new>
 
 #include "kernels/cpu/gemm_cpu.h"
+#include "kernels/cpu/onednn_scratch.h"
 
 namespace ember::kernels {
 namespace {
@@ -50,22 +49,6 @@ dnnl::primitive_attr pool_attr() {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   return attr;
-}
-
-// This thread's scratchpad, grown as needed and kept between calls.
-void* pool_scratchpad(size_t bytes) {
-  struct Free {
-    void operator()(void* q) const { std::free(q); }
-  };
-  thread_local std::unique_ptr<void, Free> data;
-  thread_local size_t have = 0;
-  if (bytes > have) {
-    const size_t rounded = (bytes + 4095) / 4096 * 4096;
-    data.reset(std::aligned_alloc(4096, rounded));
-    if (!data) throw std::bad_alloc();
-    have = rounded;
-  }
-  return data.get();
 }
 
 std::mutex g_pool_cache_mutex;
@@ -180,9 +163,10 @@ bool onednn_avg_pool(ScalarType dtype, const PoolParams& p, bool backward) {
   if (!e->ok) return false;
   cpu::sync_omp_threads();
   thread_local dnnl::stream stream(pool_engine());
+  thread_local OnednnScratch scratchpad_buffer;
   memory src(e->src, pool_engine(), p.input);
   memory dst(e->dst, pool_engine(), p.output);
-  memory scratchpad(e->scratchpad, pool_engine(), pool_scratchpad(e->scratchpad.get_size()));
+  memory scratchpad(e->scratchpad, pool_engine(), scratchpad_buffer.get(e->scratchpad.get_size()));
   if (backward)
     e->prim.execute(
         stream,
