@@ -1,5 +1,6 @@
-// Strided CPU loops of the pool family. Each output element is computed by one thread from its
-// own window, so forward loops split the (plane, output position) range; backward loops write
+// Strided CPU loops of the pool family (fractional max pooling is in pool_fractional.cpp, the
+// shared plane geometry in pool_geometry.h). Each output element is computed by one thread from
+// its own window, so forward loops split the (plane, output position) range; backward loops write
 // overlapping windows of one plane, so they split planes only (no atomics, deterministic sums).
 #include "kernels/cpu/pool_kernels.h"
 
@@ -11,11 +12,14 @@
 
 #include "ember/core/half.h"
 #include "kernels/common/visit.h"
+#include "kernels/cpu/pool_geometry.h"
 #include "kernels/cpu/pool_onednn.h"
 #include "src/core/parallel.h"
 
 namespace ember::kernels {
 namespace {
+
+using namespace pool_loops;
 
 // The in-range taps of one window along one dim: begin, begin + step, ... < end; `padded` is
 // the window's length counted over the zero padding (count_include_pad's divisor factor).
@@ -40,32 +44,6 @@ PoolTaps pool_taps(const PoolParams& p, int i, int64_t o) {
 
 int64_t tap_count(const PoolTaps& t) {
   return t.end > t.begin ? (t.end - t.begin + t.step - 1) / t.step : 0;
-}
-
-// Splits a flat output position into (d, h, w).
-struct PoolPos {
-  int64_t d, h, w;
-};
-PoolPos split_pos(const PoolGeometry& g, int64_t pos) {
-  return {pos / (g.size[1] * g.size[2]), (pos / g.size[2]) % g.size[1], pos % g.size[2]};
-}
-int64_t offset_of(const PoolGeometry& g, int64_t d, int64_t h, int64_t w) {
-  return d * g.stride[0] + h * g.stride[1] + w * g.stride[2];
-}
-// Whether a plane's spatial elements are contiguous in row-major order (flat position ==
-// offset).
-bool plane_is_dense(const PoolGeometry& g) {
-  return (g.size[2] <= 1 || g.stride[2] == 1) && (g.size[1] <= 1 || g.stride[1] == g.size[2]) &&
-         (g.size[0] <= 1 || g.stride[0] == g.size[1] * g.size[2]);
-}
-
-int64_t plane_offset(const PoolGeometry& g, int64_t plane, int64_t channels) {
-  return (plane / channels) * g.stride_n + (plane % channels) * g.stride_c;
-}
-
-// A grain in output elements that gives each thread at least ~32k taps of work.
-int64_t pool_grain(int64_t taps_per_output) {
-  return std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(1, taps_per_output));
 }
 
 int64_t window_volume(const PoolParams& p) {
@@ -494,78 +472,6 @@ void pool_index_impl(const PoolIndexParams& p) {
   }
 }
 
-// PyTorch's fractional interval starts: alpha = (in - k) / (out - 1) in the input's dtype,
-// start(i) = int((i + u)·alpha) - int(u·alpha) for i < out - 1, and the last window ends flush
-// with the input.
-template <class Acc>
-void fractional_starts(Acc u, int64_t in, int64_t out, int64_t k, std::vector<int64_t>& seq) {
-  seq.assign(static_cast<size_t>(out), 0);
-  if (out > 1) {
-    const Acc alpha = static_cast<Acc>(in - k) / static_cast<Acc>(out - 1);
-    for (int64_t i = 0; i < out - 1; ++i)
-      seq[static_cast<size_t>(i)] = static_cast<int64_t>(
-          static_cast<int>((static_cast<Acc>(i) + u) * alpha) - static_cast<int>(u * alpha));
-  }
-  if (out > 0) seq[static_cast<size_t>(out - 1)] = in - k;
-}
-
-template <class T>
-void fractional_impl(const FractionalPoolParams& p) {
-  using Acc = opmath_t<T>;
-  const T* x = static_cast<const T*>(p.input);
-  const T* u = static_cast<const T*>(p.samples);
-  T* y = static_cast<T*>(p.output);
-  const int64_t planes = p.batch * p.channels, ovol = p.out.volume();
-  const int64_t in_h = p.in.size[1], in_w = p.in.size[2];
-  parallel_for(0, planes, pool_grain(ovol * p.kernel[0] * p.kernel[1] * p.kernel[2]),
-               [&](int64_t begin, int64_t end) {
-                 std::vector<int64_t> seq[kPoolMaxDims];
-                 for (int64_t plane = begin; plane < end; ++plane) {
-                   const T* up = u + plane * p.nd;
-                   for (int i = 0; i < kPoolMaxDims; ++i) {
-                     // 2-d: sample 0 drives W and sample 1 H (PyTorch's order); 3-d: T, H, W.
-                     const int s = p.nd == 3 ? i : (i == 2 ? 0 : 1);
-                     if (p.nd == 2 && i == 0) {
-                       seq[0].assign(1, 0);
-                       continue;
-                     }
-                     fractional_starts(static_cast<Acc>(up[s]), p.in.size[i], p.out.size[i],
-                                       p.kernel[i], seq[i]);
-                   }
-                   const T* xp = x + plane_offset(p.in, plane, p.channels);
-                   const int64_t yp = plane_offset(p.out, plane, p.channels);
-                   for (int64_t k = 0; k < ovol; ++k) {
-                     const PoolPos o = split_pos(p.out, k);
-                     const int64_t d0 = seq[0][static_cast<size_t>(o.d)];
-                     const int64_t h0 = seq[1][static_cast<size_t>(o.h)];
-                     const int64_t w0 = seq[2][static_cast<size_t>(o.w)];
-                     Acc best = -std::numeric_limits<Acc>::infinity();
-                     int64_t best_i = (d0 * in_h + h0) * in_w + w0;
-                     for (int64_t d = d0; d < d0 + p.kernel[0]; ++d)
-                       for (int64_t h = h0; h < h0 + p.kernel[1]; ++h)
-                         for (int64_t w = w0; w < w0 + p.kernel[2]; ++w) {
-                           const Acc v = static_cast<Acc>(xp[offset_of(p.in, d, h, w)]);
-                           if (v > best || std::isnan(v)) {
-                             best = v;
-                             best_i = (d * in_h + h) * in_w + w;
-                           }
-                         }
-                     const int64_t yo = yp + offset_of(p.out, o.d, o.h, o.w);
-                     y[yo] = static_cast<T>(best);
-                     p.indices[yo] = best_i;
-                   }
-                 }
-               });
-}
-
-template <template <class> class Impl, class P>
-void visit_pool_float(ScalarType dtype, const P& p) {
-  visit_dtype(dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (is_float_type_v<T>) Impl<T>::run(p);
-  });
-}
-
 template <class T>
 struct MaxPoolRun {
   static void run(const PoolParams& p) { max_pool_impl<T>(p); }
@@ -586,10 +492,6 @@ template <class T>
 struct GatherRun {
   static void run(const PoolIndexParams& p) { pool_index_impl<T, false>(p); }
 };
-template <class T>
-struct FractionalRun {
-  static void run(const FractionalPoolParams& p) { fractional_impl<T>(p); }
-};
 
 }  // namespace
 
@@ -607,9 +509,6 @@ void cpu_pool_scatter(ScalarType dtype, const PoolIndexParams& p) {
 }
 void cpu_pool_gather(ScalarType dtype, const PoolIndexParams& p) {
   visit_pool_float<GatherRun>(dtype, p);
-}
-void cpu_fractional_max_pool(ScalarType dtype, const FractionalPoolParams& p) {
-  visit_pool_float<FractionalRun>(dtype, p);
 }
 
 }  // namespace ember::kernels
