@@ -61,8 +61,10 @@ find "$build/tests" -maxdepth 1 -type f -name 'test_*' -perm -u+x -exec cp -a {}
 cp -a "$build/benchmarks/compare/ember_compare_cuda" "$stage/$build/benchmarks/compare/"
 
 # Every shared library the programs load, except the C/C++ runtime (the GPU machine's is the same
-# or newer) and the CUDA libraries the toolkit there provides. libcudart is small and travels, so
-# the runtime matches the one the kernels were built with.
+# or newer) and the CUDA libraries the toolkit there provides (cuBLAS, cuSOLVER with the cuSPARSE
+# and nvJitLink it loads, cuDNN...: 1 GB together, while the device tool carries 64 MiB). Their
+# names go in the manifest; gpu-check finds each on the machine. libcudart is small and travels,
+# so the runtime matches the one the kernels were built with.
 {
   for exe in "$stage/$build"/tests/test_* "$stage/$build/benchmarks/compare/ember_compare_cuda"; do
     LD_LIBRARY_PATH="$build" ldd "$exe"
@@ -73,14 +75,19 @@ if grep -q "not found" "$stage/ldd.txt"; then
   grep "not found" "$stage/ldd.txt" >&2
   exit 1
 fi
-awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' "$stage/ldd.txt" | sort -u |
-  while read -r name path; do
-    case "$name" in
-      libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | libstdc++.so* | libgcc_s.so* | \
-        ld-linux* | libember.so* | libcublas.so* | libcublasLt.so* | libcudnn*) continue ;;
-    esac
-    cp -L "$path" "$stage/$build/bundle-lib/$name"
-  done
+machine_libs=""
+while read -r name path; do
+  case "$name" in
+    libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | libstdc++.so* | libgcc_s.so* | \
+      ld-linux* | libember.so*) continue ;;
+    libcublas* | libcudnn* | libcusolver* | libcusparse* | libnvJitLink* | libcufft* | libcurand* | \
+      libnccl*)
+      machine_libs="$machine_libs $name"
+      continue
+      ;;
+  esac
+  cp -L "$path" "$stage/$build/bundle-lib/$name"
+done < <(awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' "$stage/ldd.txt" | sort -u)
 ls "$stage/$build/bundle-lib"
 # Debian 12's libraries need glibc 2.36 at most; say so if a newer symbol version crept in.
 objdump -T "$stage/$build"/bundle-lib/* "$stage/$build"/libember.so.*.* 2>/dev/null |
@@ -99,6 +106,7 @@ echo "$hashes" >.gpu-bundle/sources.sha256
   echo "build=$build"
   echo "cuda=$(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
   echo "arch=$arch"
+  echo "machine_libs=${machine_libs# }"
   # The cuDNN major version the build linked; gpu-check looks for the same on the GPU machine.
   grep -h -m1 '^#define CUDNN_MAJOR' "$(dirname "$(command -v nvcc)")/../include/cudnn_version.h" \
     /usr/local/include/cudnn_version.h /usr/include/cudnn_version.h 2>/dev/null |

@@ -122,20 +122,24 @@ if [ $use_bundle -eq 1 ]; then
     run_step unpack 120 python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
       "$bundle/bundle.tar.xz" "$root" || { note "result: FAILED"; exit 1; }
   fi
-  # cuBLAS from this machine: its toolkit, the loader's cache, or the pip packages beside torch.
-  cuda_major=$(sed -n 's/^cuda=\([0-9]*\).*/\1/p' "$bundle/manifest")
+  # The CUDA libraries the bundle leaves out (cuBLAS, cuSOLVER, cuDNN...; the manifest names them)
+  # from this machine: the loader's cache, its toolkit, or the pip packages beside torch.
+  machine_libs=$(sed -n 's/^machine_libs=//p' "$bundle/manifest")
+  if [ -z "$machine_libs" ]; then  # a bundle from before the manifest named them
+    machine_libs="libcublas.so.$(sed -n 's/^cuda=\([0-9]*\).*/\1/p' "$bundle/manifest")"
+    machine_libs="$machine_libs libcudnn.so.$(sed -n 's/^cudnn=//p' "$bundle/manifest")"
+  fi
   pip_nvidia=$(timeout 60 "${TORCH_PYTHON:-python3}" -c \
     'import os, torch; print(os.path.join(os.path.dirname(os.path.dirname(torch.__file__)), "nvidia"))' 2>/dev/null)
-  # cuDNN (convolution) likewise: the bundle carries none of it, its libraries are 500 MB.
-  cudnn_major=$(sed -n 's/^cudnn=//p' "$bundle/manifest")
-  cudnn_major=${cudnn_major:-9}
+  find_names=()
+  for lib in $machine_libs; do find_names+=(${find_names:+-o} -name "$lib"); done
   cuda_dirs=$({
-    ldconfig -p 2>/dev/null | sed -n "s/.*libcublas\.so\.$cuda_major => //p"
-    ldconfig -p 2>/dev/null | sed -n "s/.*libcudnn\.so\.$cudnn_major => //p"
-    timeout 60 find /usr/local/cuda* /usr/lib /opt ${pip_nvidia:+"$pip_nvidia"} \
-      \( -name "libcublas.so.$cuda_major" -o -name "libcudnn.so.$cudnn_major" \) 2>/dev/null
+    for lib in $machine_libs; do
+      ldconfig -p 2>/dev/null | sed -n "s/.*[[:space:]]$lib => //p"
+    done
+    timeout 60 find /usr/local/cuda* /usr/lib /opt ${pip_nvidia:+"$pip_nvidia"} \( "${find_names[@]}" \) 2>/dev/null
   } | xargs -r -n1 dirname | awk '!seen[$0]++' | paste -sd: -)
-  [ -n "$cuda_dirs" ] || note "no libcublas.so.$cuda_major on this machine: the programs cannot load"
+  [ -n "$cuda_dirs" ] || note "none of $machine_libs on this machine: the programs cannot load"
   ember_libs="$root/$build:$root/$build/bundle-lib${cuda_dirs:+:$cuda_dirs}"
   ember_env=(env "LD_LIBRARY_PATH=$ember_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
   note "Ember's library path: $ember_libs"
