@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "ember/core/half.h"
 #include "kernels/common/elementwise_loop.h"
@@ -176,6 +178,17 @@ struct IsFiniteOp {
   }
 };
 
+/// A clamp bound (a double) in the compute type M. Integral bounds convert through int64 so that
+/// -1 for uint8 wraps to 255 as PyTorch's Scalar conversion does; a double cast straight to an
+/// unsigned type is undefined for negative values (x86 wraps, CUDA saturates to 0).
+template <class M>
+EMBER_HOST_DEVICE M clamp_bound(double v) {
+  if constexpr (std::is_integral_v<M>)
+    return static_cast<M>(static_cast<int64_t>(v));
+  else
+    return static_cast<M>(v);
+}
+
 /// clamp(x, min, max); s[0] = min, s[1] = max. NaN inputs stay NaN.
 struct ClampOp {
   template <class T>
@@ -185,7 +198,7 @@ struct ClampOp {
   template <class T>
   EMBER_HOST_DEVICE T operator()(T in) const {
     using M = opmath_t<T>;
-    M x = static_cast<M>(in), l = static_cast<M>(lo), h = static_cast<M>(hi);
+    M x = static_cast<M>(in), l = clamp_bound<M>(lo), h = clamp_bound<M>(hi);
     x = x < l ? l : x;
     return static_cast<T>(x > h ? h : x);
   }
@@ -198,7 +211,7 @@ struct ClampMinOp {
   template <class T>
   EMBER_HOST_DEVICE T operator()(T in) const {
     using M = opmath_t<T>;
-    M x = static_cast<M>(in), l = static_cast<M>(lo);
+    M x = static_cast<M>(in), l = clamp_bound<M>(lo);
     return static_cast<T>(x < l ? l : x);
   }
 };
@@ -210,7 +223,7 @@ struct ClampMaxOp {
   template <class T>
   EMBER_HOST_DEVICE T operator()(T in) const {
     using M = opmath_t<T>;
-    M x = static_cast<M>(in), h = static_cast<M>(hi);
+    M x = static_cast<M>(in), h = clamp_bound<M>(hi);
     return static_cast<T>(x > h ? h : x);
   }
 };

@@ -9,6 +9,9 @@
 //    `c = mm(a, b)` at n = 128 (a 64 KiB C each call) on two threads that was half the time:
 //    29 us a call against 14 us into a preallocated C.
 // The cache is bounded; beyond the bound freed blocks go back to the system.
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -31,7 +34,32 @@ constexpr size_t kMaxCachedBytes = size_t(1) << 30;
 constexpr int kMediumLog2Min = 14, kMediumLog2End = 20;
 constexpr int kMediumClasses = (kMediumLog2End - kMediumLog2Min) * 4;
 
+// RAM plus swap: no request beyond it can be filled. Checked before asking the system because a
+// system that overcommits (as some VMs do) grants any size and the first fill then runs for
+// hours or is killed, where LibTorch's users expect an out-of-memory error at once.
+size_t machine_memory_bytes() {
+  static const size_t bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return SIZE_MAX;
+    size_t swap = 0;
+    if (FILE* f = std::fopen("/proc/meminfo", "r")) {
+      char line[128];
+      unsigned long long kib = 0;
+      while (std::fgets(line, sizeof line, f))
+        if (std::sscanf(line, "SwapTotal: %llu kB", &kib) == 1) swap = size_t(kib) << 10;
+      std::fclose(f);
+    }
+    return size_t(pages) * size_t(page) + swap;
+  }();
+  return bytes;
+}
+
 void* aligned_alloc_or_throw(size_t nbytes) {
+  EMBER_CHECK_AS(OutOfMemoryError, nbytes <= machine_memory_bytes(),
+                 "allocate: CPU out of memory: tried to allocate {} bytes ({:.2f} GiB), more than "
+                 "this machine's memory and swap ({:.2f} GiB)",
+                 nbytes, static_cast<double>(nbytes) / (1 << 30),
+                 static_cast<double>(machine_memory_bytes()) / (1 << 30));
   void* p = nullptr;
   EMBER_CHECK_AS(OutOfMemoryError,
                  posix_memalign(&p, kAlignment, nbytes == 0 ? kAlignment : nbytes) == 0,

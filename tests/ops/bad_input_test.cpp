@@ -108,6 +108,23 @@ TEST(BadInput, FactoriesCheckTheirElementAndByteCounts) {
   EXPECT_EQ(zeros({int64_t{1} << 62, 4, 0}).numel(), 0);
 }
 
+// On a machine that overcommits memory (the lent GPU VMs), a 4 TiB request was granted and
+// linspace's fill ran for hours; found by the fuzzer there. Refused before asking the system.
+TEST(BadInput, AllocationsBeyondTheMachinesMemoryAreRefusedAtOnce) {
+  expect_error<OutOfMemoryError>([] { linspace(4, 1.67, int64_t{1} << 40); },
+                                 {"out of memory", "memory and swap"});
+  expect_error<OutOfMemoryError>([] { empty({int64_t{1} << 45}, kByte); }, {"out of memory"});
+}
+
+// PyTorch converts an integral bound to the tensor's type with wrap-around (-1 is 255 in uint8);
+// CUDA saturated it to 0 while x86 wrapped, so the two devices disagreed (first GPU run).
+TEST(BadInput, IntegralClampBoundsWrapToTheTensorsType) {
+  const Tensor x = arange(11, TensorOptions().dtype(kByte));
+  EXPECT_TRUE(clamp_min(x, -1).equal(full({11}, 255, kByte)));
+  EXPECT_TRUE(clamp(x, Scalar(-1), Scalar(2)).equal(full({11}, 2, kByte)));
+  EXPECT_TRUE(clamp_max(x, -2).equal(x));  // -2 is 254, above every element
+}
+
 TEST(BadInput, ViewsCheckTheirElementCounts) {
   expect_error<ValueError>(
       [] {
