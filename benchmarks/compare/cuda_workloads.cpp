@@ -1,8 +1,9 @@
 // The GPU side of the benchmarks: shared/BENCHMARKS.md's workloads (per-op overhead, elementwise
-// and sum over 16 Mi floats, float32 mm at n = 64 ... 2048) plus bmm and host<->device copies, on
-// the first CUDA device. One source for both libraries, since Ember's API is LibTorch's: built
-// against Ember by CMake (target ember_compare_cuda), and against LibTorch with -DBENCH_LIB_TORCH
-// by benchmarks/compare/run_cuda.py, which runs the two and prints the ratios.
+// and sum over 16 Mi floats, float32 mm at n = 64 ... 2048, §4's Conv2d layers, §5(b)'s LeNet
+// training step with SGD) plus bmm and host<->device copies, on the first CUDA device. One source
+// for both libraries, since Ember's API is LibTorch's: built against Ember by CMake (target
+// ember_compare_cuda), and against LibTorch with -DBENCH_LIB_TORCH by
+// benchmarks/compare/run_cuda.py, which runs the two and prints the ratios.
 //
 // Timing is bench_timer.h's method; a call only enqueues work on the GPU, so each repetition ends
 // with cuda::synchronize() inside the timed span (over >= 0.2 s of calls, its cost is noise).
@@ -69,7 +70,14 @@ std::vector<std::string> cases() {
   for (const char* other : {"sum", "copy_d2d", "copy_h2d", "copy_d2h", "bmm_64x256"})
     c.push_back(other);
   for (int64_t n : kMmSizes) c.push_back("mm_" + std::to_string(n));
+  for (const char* conv : {"conv_L1_fwd", "conv_L1_fwdbwd", "conv_L2_fwd", "conv_L2_fwdbwd"})
+    c.push_back(conv);
+  c.push_back("lenet_sgd");
   return c;
+}
+
+bool records_gradients(const std::string& cas) {
+  return cas.rfind("conv_", 0) == 0 || cas == "lenet_sgd";
 }
 
 lib::Tensor on_gpu(const lib::Tensor& cpu) { return cpu.to(lib::Device(lib::kCUDA, 0)); }
@@ -176,6 +184,108 @@ int run(const std::string& cas, const bench::Tag& tag) {
   return check(tag, last, ref, 1e-5, 1e-6) ? 0 : 1;
 }
 
+/// §4: one Conv2d(Cin, Cout, 3, padding 1) on x[32, Cin, H, W]; fwd, or fwd+bwd with a fixed
+/// output gradient (grads reset to undefined each time). Checked against the same layer on the CPU
+/// (cuDNN runs float32 without TF32, so the two agree to float32 rounding).
+int run_conv(const std::string& cas, const bench::Tag& tag) {
+  lib::manual_seed(0);
+  const bool l1 = cas.find("_L1_") != std::string::npos;
+  const bool backward = cas.find("fwdbwd") != std::string::npos;
+  const int64_t cin = l1 ? 3 : 64, cout = l1 ? 64 : 128, hw = l1 ? 32 : 16;
+  lib::nn::Conv2d cpu_conv(lib::nn::Conv2dOptions(cin, cout, 3).padding(1));
+  lib::nn::Conv2d conv(lib::nn::Conv2dOptions(cin, cout, 3).padding(1));
+  {
+    lib::NoGradGuard no_grad;
+    conv->weight.copy_(cpu_conv->weight);
+    conv->bias.copy_(cpu_conv->bias);
+  }
+  conv->to(lib::Device(lib::kCUDA, 0));
+  const lib::Tensor hx = lib::randn({32, cin, hw, hw}), hg = lib::randn({32, cout, hw, hw});
+  lib::Tensor x = on_gpu(hx);
+  const lib::Tensor g = on_gpu(hg);
+  const double fwd_flops = 2.0 * 32 * cout * hw * hw * cin * 9;
+  lib::Tensor last;
+  bench::Timing t;
+  if (backward) {
+    x.set_requires_grad(true);
+    t = bench::measure(
+        [&] {
+          lib::Tensor y = conv->forward(x);
+          y.backward(g);
+          last = x.grad();
+          x.mutable_grad() = lib::Tensor();
+          for (auto& p : conv->parameters()) p.mutable_grad() = lib::Tensor();
+        },
+        11, sync);
+  } else {
+    lib::NoGradGuard no_grad;
+    t = bench::measure([&] { last = conv->forward(x); }, 11, sync);
+  }
+  bench::print_rate(tag, t, backward ? 3 * fwd_flops : fwd_flops, 1e9, "GFLOP/s");
+  lib::Tensor ref;
+  if (backward) {
+    const lib::Tensor cx = hx.clone().set_requires_grad(true);
+    cpu_conv->forward(cx).backward(hg);
+    ref = cx.grad();
+  } else {
+    lib::NoGradGuard no_grad;
+    ref = cpu_conv->forward(hx);
+  }
+  // Sums of Cin*9 (fwd) or Cout*9 (bwd data) float32 products of O(1) terms.
+  return check(tag, last, ref, 1e-4, 1e-4) ? 0 : 1;
+}
+
+/// The §5(b) LeNet-style CNN with each library's default initialisation.
+lib::nn::Sequential lenet() {
+  namespace nn = lib::nn;
+  return nn::Sequential(
+      nn::Conv2d(nn::Conv2dOptions(1, 32, 5)), nn::ReLU(), nn::MaxPool2d(nn::MaxPool2dOptions(2)),
+      nn::Conv2d(nn::Conv2dOptions(32, 64, 5)), nn::ReLU(), nn::MaxPool2d(nn::MaxPool2dOptions(2)),
+      nn::Flatten(), nn::Linear(1024, 128), nn::ReLU(), nn::Linear(128, 10));
+}
+
+/// §5(b) with SGD(0.01, momentum 0.9), in us per step. Checked: three steps from the same start on
+/// the GPU and on the CPU end at the same parameters (float32 rounding apart).
+int run_lenet(const bench::Tag& tag) {
+  const lib::Device gpu(lib::kCUDA, 0);
+  lib::manual_seed(0);
+  const lib::Tensor hx = lib::randn({64, 1, 28, 28});
+  const lib::Tensor hlabels = lib::randint(0, 10, {64}, lib::TensorOptions().dtype(lib::kLong));
+  auto steps = [&](lib::nn::Sequential& model, const lib::Tensor& x, const lib::Tensor& labels,
+                   int n, bool timed) {
+    lib::optim::SGD opt(model->parameters(), lib::optim::SGDOptions(0.01).momentum(0.9));
+    auto step = [&] {
+      opt.zero_grad();
+      lib::Tensor loss = lib::nn::functional::cross_entropy(model->forward(x), labels);
+      loss.backward();
+      opt.step();
+    };
+    if (timed) return bench::print_time(tag, bench::measure(step, 11, sync), 1e6, "us");
+    for (int i = 0; i < n; ++i) step();
+  };
+  lib::manual_seed(1);
+  lib::nn::Sequential cpu_model = lenet();
+  lib::nn::Sequential gpu_model = lenet();
+  {
+    lib::NoGradGuard no_grad;
+    const auto src = cpu_model->parameters();
+    auto dst = gpu_model->parameters();
+    for (size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
+  }
+  gpu_model->to(gpu);
+  const lib::Tensor x = on_gpu(hx), labels = on_gpu(hlabels);
+  steps(gpu_model, x, labels, 3, false);
+  steps(cpu_model, hx, hlabels, 3, false);
+  bool ok = true;
+  const auto want = cpu_model->parameters();
+  const auto got = gpu_model->parameters();
+  for (size_t i = 0; i < want.size(); ++i) ok = check(tag, got[i], want[i], 1e-3, 1e-4) && ok;
+  lib::nn::Sequential timed_model = lenet();
+  timed_model->to(gpu);
+  steps(timed_model, x, labels, 0, true);
+  return ok ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -187,6 +297,8 @@ int main(int argc, char** argv) {
     bench::print_na(tag, "no_cuda_device");
     return 0;
   }
+  if (records_gradients(argv[1]))
+    return std::string(argv[1]) == "lenet_sgd" ? run_lenet(tag) : run_conv(argv[1], tag);
   lib::NoGradGuard no_grad;
   const int rc = run(argv[1], tag);
   if (rc == 2) bench::usage(argv[0], all);
