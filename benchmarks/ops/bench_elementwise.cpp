@@ -42,6 +42,24 @@ void BM_ReluOut(benchmark::State& state) {
 }
 BENCHMARK(BM_ReluOut)->Apply(size_args);
 
+// ReLU's backward: one fused threshold_backward pass (what ReluBackward0 runs) against the
+// comparison + where it replaced, which allocates a bool mask and reads it back.
+void BM_ReluBackward(benchmark::State& state) {
+  ember::manual_seed(0);
+  auto grad = ember::randn({state.range(0)}), result = ember::randn({state.range(0)}).relu();
+  for (auto _ : state) benchmark::DoNotOptimize(ember::threshold_backward(grad, result, 0));
+  set_bytes(state, 3);
+}
+BENCHMARK(BM_ReluBackward)->Apply(size_args);
+
+void BM_ReluBackwardWhere(benchmark::State& state) {
+  ember::manual_seed(0);
+  auto grad = ember::randn({state.range(0)}), result = ember::randn({state.range(0)}).relu();
+  for (auto _ : state) benchmark::DoNotOptimize(ember::where(result > 0, grad, 0));
+  set_bytes(state, 3);
+}
+BENCHMARK(BM_ReluBackwardWhere)->Apply(size_args);
+
 void BM_GeluOut(benchmark::State& state) {
   ember::manual_seed(0);
   auto a = ember::randn({state.range(0)});

@@ -298,6 +298,20 @@ struct DivFloorOp {
   }
 };
 
+/// The gradient of threshold and relu in one pass: grad where self > threshold, else 0
+/// (s[0] = threshold). A NaN self passes the gradient through, as in PyTorch.
+struct ThresholdBackwardOp {
+  template <class T>
+  using Supports = IsNotBool<T>;
+  double threshold;
+  explicit ThresholdBackwardOp(const OpScalars& p) : threshold(p.s[0]) {}
+  template <class T>
+  EMBER_HOST_DEVICE T operator()(T grad, T self) const {
+    using M = opmath_t<T>;
+    return static_cast<M>(self) <= clamp_bound<M>(threshold) ? T(0) : grad;
+  }
+};
+
 // ---- Ternary rows ----
 
 /// clamp with tensor bounds: min(max(x, lo), hi).

@@ -223,6 +223,11 @@ Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Sca
   return ternary_op(OpId::addcdiv, self, t1, t2, one_scalar(value.toDouble()));
 }
 
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  return binary_op(OpId::threshold_backward, BinaryPolicy::Promote, grad_output, self,
+                   one_scalar(threshold.toDouble()), nullptr);
+}
+
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   if (EMBER_UNLIKELY(autograd::needs_grad(self, other)))
     return autograd::elementwise_with_grad(OpId::where,

@@ -173,6 +173,10 @@ void add_elementwise_grad_ops(std::vector<GradOpInfo>& ops) {
   addcdiv_info.fn = [](const Inputs& x) { return addcdiv(x[0], x[1], x[2], 0.5); };
   addcdiv_info.make_input = input_in(2, 0.5, 2);
   ops.push_back(addcdiv_info);
+  // Linear in the gradient; piecewise constant (derivative 0) in self away from the threshold.
+  ops.push_back(binary(
+      "threshold_backward",
+      [](const Tensor& g, const Tensor& x) { return threshold_backward(g, x, 0.3); }, true));
   GradOpInfo where_info;
   where_info.name = "where";
   where_info.shapes = kTernary;

@@ -90,6 +90,7 @@ std::vector<Row> special_rows() {
       {"lerp_tensor", [](const Args& a) { return lerp(a[0], a[1], a[2]); }},
       {"addcmul", [](const Args& a) { return addcmul(a[0], a[1], a[2], 2); }},
       {"addcdiv", [](const Args& a) { return addcdiv(a[0], a[2], a[1], 0.5); }},
+      {"threshold_backward", [](const Args& a) { return threshold_backward(a[0], a[1], 0.5); }},
       {"where", [](const Args& a) { return where(gt(a[1], a[0]), a[0], a[1]); }},
       {"cast", [](const Args& a) { return a[2].to(kDouble); }},
       {"fill", [](const Args& a) { return full_like(a[0], 3); }},

@@ -102,6 +102,9 @@ std::vector<OpInfo> build() {
                    Scalar v = c.scalar_args.empty() ? Scalar(1) : c.scalar_args[0];
                    return addcdiv(c.arg(0), c.arg(1), c.arg(2), v);
                  }});
+  ops.push_back({"threshold_backward", "binary", [](const GoldenCase& c) {
+                   return threshold_backward(c.arg(0), c.arg(1), c.scalar_args.at(0));
+                 }});
   ops.push_back({"where", "binary", [](const GoldenCase& c) {
                    if (call_has(c, "a1, s0")) return where(c.arg(0), c.arg(1), c.scalar_args.at(0));
                    if (call_has(c, "s0, a1")) return where(c.arg(0), c.scalar_args.at(0), c.arg(1));

@@ -75,6 +75,9 @@ EMBER_API Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2,
                          const Scalar& value = 1);
 EMBER_API Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2,
                          const Scalar& value = 1);
+/// grad_output where self > threshold, else 0: the backward of threshold and relu in one pass.
+EMBER_API Tensor threshold_backward(const Tensor& grad_output, const Tensor& self,
+                                    const Scalar& threshold);
 /// Elements of self where condition is true, else of other (broadcast together).
 EMBER_API Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
 EMBER_API Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other);

@@ -108,7 +108,8 @@
   _(nan_to_num, NanToNum, 1)          \
   _(lerp, Lerp, 3)                    \
   _(addcmul, Addcmul, 3)              \
-  _(addcdiv, Addcdiv, 3)
+  _(addcdiv, Addcdiv, 3)              \
+  _(threshold_backward, ThresholdBackward, 2)
 // Elementwise rows with a kernel of their own in each backend. _(name, Name, arity)
 #define EMBER_CUSTOM_KERNEL_ELEMENTWISE_OPS(_) \
   _(where, Where, 3)                           \

@@ -87,8 +87,8 @@ Tensor masked_grad(const Tensor& cond, const Tensor& grad) {
   _(abs, "AbsBackward0", kSelf, EMBER_GRAD(grad* self.sign()), EMBER_NO_GRAD, EMBER_NO_GRAD)       \
   _(sign, "SignBackward0", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD, EMBER_NO_GRAD)       \
   _(square, "PowBackward0", kSelf, EMBER_GRAD(grad* self * 2), EMBER_NO_GRAD, EMBER_NO_GRAD)       \
-  _(relu, "ReluBackward0", kResult, EMBER_GRAD(where(result > 0, grad, 0)), EMBER_NO_GRAD,         \
-    EMBER_NO_GRAD)                                                                                 \
+  _(relu, "ReluBackward0", kResult, EMBER_GRAD(threshold_backward(grad, result, 0)),               \
+    EMBER_NO_GRAD, EMBER_NO_GRAD)                                                                  \
   _(floor, "FloorBackward0", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD, EMBER_NO_GRAD)     \
   _(ceil, "CeilBackward0", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD, EMBER_NO_GRAD)       \
   _(trunc, "TruncBackward0", kNone, EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD, EMBER_NO_GRAD)     \
@@ -149,6 +149,8 @@ Tensor masked_grad(const Tensor& cond, const Tensor& grad) {
     EMBER_GRAD(grad * third * s[0]), EMBER_GRAD(grad * other * s[0]))                              \
   _(addcdiv, "AddcdivBackward0", kOther | kThird, EMBER_GRAD(grad),                                \
     EMBER_GRAD(grad * s[0] / third), EMBER_GRAD(-(grad * s[0] * other) / (third * third)))         \
+  _(threshold_backward, "ThresholdBackwardBackward0", kOther,                                      \
+    EMBER_GRAD(threshold_backward(grad, other, s[0])), EMBER_GRAD(zeros_for(grad)), EMBER_NO_GRAD) \
   _(where, "WhereBackward0", kSelf, EMBER_NO_GRAD, EMBER_GRAD(masked_grad(self, grad)),            \
     EMBER_GRAD(masked_grad(self.logical_not(), grad)))                                             \
   _(cast, "ToCopyBackward0", kNone, EMBER_GRAD(grad), EMBER_NO_GRAD, EMBER_NO_GRAD)

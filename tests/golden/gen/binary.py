@@ -67,7 +67,7 @@ def scalar_for(op, policy, integral):
 
 def gen_binary():
     fam = Family("binary", ["Every row of EMBER_BINARY_OPS, then add, sub, div, lerp, addcmul, "
-                            "addcdiv, where, clamp_tensor."])
+                            "addcdiv, threshold_backward, where, clamp_tensor."])
     for op, policy in op_table_rows("EMBER_BINARY_OPS"):
         if policy not in ("Bitwise", "Compare", "Logical") and op not in BIN_FLOAT_DOMAIN:
             raise RuntimeError(f"binary op {op} has no input domain in gen/binary.py")
@@ -295,6 +295,35 @@ def gen_binary():
         fam.case(f"{op}/int64", f"torch.{op}(a0, a1, a2, value=s0)",
                  [rr.ints([3, 4], -9, 9), rr.ints([3, 4], -9, 9), rr.nonzero_ints([3, 4], -5, 5)],
                  sargs=[2], optional=True)
+
+    # ---- threshold_backward(a0 grad, a1 self, s0): a0 where a1 > s0, else 0 ----
+    call = "torch.ops.aten.threshold_backward(a0, a1, s0)"
+    for dt in FLOATS + (torch.int64, torch.int32):
+        name = f"threshold_backward/{dn(dt)}"
+        rr = Rng(name)
+        if dt.is_floating_point:
+            args = [rr.uniform([3, 4], -3, 3, dt), rr.uniform([3, 4], -2, 2, dt)]
+            args[1][0, :2] = 0.0  # exactly at the threshold: the gradient is 0
+        else:
+            args = [rr.nonzero_ints([3, 4], -9, 9, dt), rr.ints([3, 4], -2, 2, dt)]
+        fam.case(name, call, args, sargs=[0.0])
+    rr = Rng("threshold_backward/more")
+    fam.case("threshold_backward/threshold_float64", call,
+             [rr.uniform([3, 4], -3, 3, torch.float64), rr.uniform([3, 4], -2, 2, torch.float64)],
+             sargs=[0.75])
+    fam.case("threshold_backward/broadcast_float32", call,
+             [rr.uniform([3, 1, 4], -3, 3), rr.uniform([2, 4], -2, 2)], sargs=[0.0])
+    fam.case("threshold_backward/transposed_float32", "torch.ops.aten.threshold_backward("
+             "a0.mT, a1, s0)", [rr.uniform([4, 3], -3, 3), rr.uniform([3, 4], -2, 2)],
+             sargs=[0.0], flags=["transposed"])
+    fam.case("threshold_backward/special_float32", call,
+             [torch.arange(1.0, 13.0), torch.tensor(SPECIALS)], sargs=[0.0])
+    fam.case("threshold_backward/int64_fractional_threshold", call,
+             [rr.nonzero_ints([3, 4], -9, 9), rr.ints([3, 4], -2, 2)], sargs=[0.5])
+    fam.case("threshold_backward/float32_int64", call,
+             [rr.uniform([3, 4], -3, 3), rr.ints([3, 4], -2, 2)], sargs=[0.5])
+    fam.case("threshold_backward/empty_float32", call, [torch.empty(0, 4), torch.ones(4)],
+             sargs=[0.0])
 
     # ---- where(a0, a1, a2) ----
     rr = Rng("where")
