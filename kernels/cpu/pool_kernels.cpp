@@ -13,6 +13,7 @@
 #include "ember/core/half.h"
 #include "kernels/common/visit.h"
 #include "kernels/cpu/pool_geometry.h"
+#include "kernels/cpu/pool_max2x2.h"
 #include "kernels/cpu/pool_onednn.h"
 #include "src/core/parallel.h"
 
@@ -289,6 +290,8 @@ bool max_pool_2x2(const PoolParams& p) {
   T* y = static_cast<T*>(p.output);
   const int64_t oh_n = p.out.size[1], ow_n = p.out.size[2], in_w = p.in.size[2];
   const int64_t rows = p.batch * p.channels * oh_n;  // output rows, all planes
+  if constexpr (std::is_same_v<T, float>)
+    if (max_pool_2x2_float(x, y, p.indices, rows, oh_n, ow_n)) return true;
   parallel_for(0, rows, pool_grain(4 * ow_n), [&](int64_t begin, int64_t end) {
     constexpr int64_t kChunk = 256;  // output rows per pass 1: ~24 KiB of pair maxima for LeNet
     std::vector<Acc> val(static_cast<size_t>(std::min(kChunk, end - begin) * 2 * ow_n));
@@ -484,8 +487,29 @@ struct PoolInvalid {
   }
 };
 
+// max_pool's backward when the pooling was the 2x2, stride 2 one of max_pool_2x2 (the sizes
+// halve, planes dense and flat) and every index lies in its own window, which the kernel checks:
+// then each input element belongs to one window, and the gradient is written in one dense pass
+// with no zeroing first. False when it does not apply.
+bool max_pool_2x2_scatter(const PoolIndexParams& p) {
+  if (p.assign || p.small.size[0] != 1 || p.large.size[0] != 1 ||
+      p.large.size[1] != 2 * p.small.size[1] || p.large.size[2] != 2 * p.small.size[2])
+    return false;
+  auto flat = [&](const PoolGeometry& g) {
+    return plane_is_dense(g) && (p.channels <= 1 || g.stride_c == g.volume()) &&
+           (p.batch <= 1 || g.stride_n == p.channels * g.volume());
+  };
+  if (!flat(p.small) || !flat(p.large)) return false;
+  const int64_t oh = p.small.size[1], ow = p.small.size[2];
+  return max_pool_2x2_float_backward(static_cast<const float*>(p.small_data), p.indices,
+                                     static_cast<float*>(p.large_data), p.batch * p.channels * oh,
+                                     oh, ow);
+}
+
 template <class T, bool kScatter>
 void pool_index_impl(const PoolIndexParams& p) {
+  if constexpr (kScatter && std::is_same_v<T, float>)
+    if (max_pool_2x2_scatter(p)) return;
   using Acc = opmath_t<T>;
   T* small = static_cast<T*>(p.small_data);
   T* large = static_cast<T*>(p.large_data);

@@ -1,0 +1,155 @@
+// The AVX-512 2x2 max pool of pool_max2x2.h.
+#include "kernels/cpu/pool_max2x2.h"
+
+#include <algorithm>
+#include <atomic>
+
+#include "kernels/cpu/pool_geometry.h"
+#include "src/core/parallel.h"
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+namespace ember::kernels {
+
+#if defined(__AVX512F__)
+namespace {
+
+// The masks of one step of `count` (1..16) outputs: the outputs themselves, and the 2 * count
+// input floats of a row as the low and high halves of 32.
+struct StepMasks {
+  __mmask16 out, in_lo, in_hi;
+  explicit StepMasks(int64_t count) {
+    const int64_t in = 2 * count;
+    out = static_cast<__mmask16>(count >= 16 ? 0xFFFF : (1u << count) - 1);
+    in_lo = static_cast<__mmask16>(in >= 16 ? 0xFFFF : (1u << in) - 1);
+    in_hi = static_cast<__mmask16>(in <= 16 ? 0 : (1u << (in - 16)) - 1);
+  }
+};
+
+const __m512i kEven = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+const __m512i kOdd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+// Interleaving two vectors a, b into a0 b0 a1 b1 ...: the first 16 and the last 16 of the 32.
+const __m512i kInterleaveLo =
+    _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+const __m512i kInterleaveHi =
+    _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+const __m512i kLaneTimes2 =
+    _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+
+// a when b is neither greater nor NaN, else b (PyTorch's rule for a later tap b); `took` says
+// which.
+inline __m512 later_wins(__m512 a, __m512 b, __mmask16* took) {
+  *took = _mm512_cmp_ps_mask(b, a, _CMP_GT_OQ) | _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
+  return _mm512_mask_blend_ps(*took, a, b);
+}
+
+void forward_row(const float* top, float* y, int64_t* idx, int64_t ow, int64_t base) {
+  const int64_t in_w = 2 * ow;
+  const float* bottom = top + in_w;
+  const __m512i one = _mm512_set1_epi32(1), row = _mm512_set1_epi32(static_cast<int32_t>(in_w));
+  const __m512i row1 = _mm512_set1_epi32(static_cast<int32_t>(in_w + 1));
+  const __m512i base64 = _mm512_set1_epi64(base);
+  for (int64_t j = 0; j < ow; j += 16) {
+    const StepMasks m(std::min<int64_t>(16, ow - j));
+    const float* t = top + 2 * j;
+    const float* b = bottom + 2 * j;
+    const __m512 t0 = _mm512_maskz_loadu_ps(m.in_lo, t),
+                 t1 = _mm512_maskz_loadu_ps(m.in_hi, t + 16);
+    const __m512 b0 = _mm512_maskz_loadu_ps(m.in_lo, b),
+                 b1 = _mm512_maskz_loadu_ps(m.in_hi, b + 16);
+    __mmask16 top_odd, bottom_odd, bottom_wins;
+    const __m512 tv = later_wins(_mm512_permutex2var_ps(t0, kEven, t1),
+                                 _mm512_permutex2var_ps(t0, kOdd, t1), &top_odd);
+    const __m512 bv = later_wins(_mm512_permutex2var_ps(b0, kEven, b1),
+                                 _mm512_permutex2var_ps(b0, kOdd, b1), &bottom_odd);
+    const __m512 v = later_wins(tv, bv, &bottom_wins);
+    _mm512_mask_storeu_ps(y + j, m.out, v);
+    // Offset of the winner from the window's origin: 0, 1, in_w or in_w + 1.
+    const __m512i top_off = _mm512_maskz_mov_epi32(top_odd, one);
+    const __m512i bottom_off = _mm512_mask_blend_epi32(bottom_odd, row, row1);
+    const __m512i off = _mm512_mask_blend_epi32(bottom_wins, top_off, bottom_off);
+    const __m512i flat = _mm512_add_epi32(
+        _mm512_add_epi32(kLaneTimes2, _mm512_set1_epi32(static_cast<int32_t>(2 * j))), off);
+    const __m512i lo =
+        _mm512_add_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(flat)), base64);
+    const __m512i hi =
+        _mm512_add_epi64(_mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(flat, 1)), base64);
+    _mm512_mask_storeu_epi64(idx + j, static_cast<__mmask8>(m.out), lo);
+    _mm512_mask_storeu_epi64(idx + j + 8, static_cast<__mmask8>(m.out >> 8), hi);
+  }
+}
+
+// Returns false at the first index outside its window.
+bool backward_row(const float* gy, const int64_t* idx, float* top, int64_t ow, int64_t base) {
+  const int64_t in_w = 2 * ow;
+  float* bottom = top + in_w;
+  const __m512i row = _mm512_set1_epi32(static_cast<int32_t>(in_w));
+  const __m512i row1 = _mm512_set1_epi32(static_cast<int32_t>(in_w + 1));
+  const __m512i lane2_lo = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
+  const __m512i lane2_hi = _mm512_setr_epi64(16, 18, 20, 22, 24, 26, 28, 30);
+  for (int64_t j = 0; j < ow; j += 16) {
+    const StepMasks m(std::min<int64_t>(16, ow - j));
+    const __m512 g = _mm512_maskz_loadu_ps(m.out, gy + j);
+    // Offset of each index from its window's origin, saturated to int32 so that no far-off
+    // index wraps around into a valid offset.
+    const __m512i origin = _mm512_set1_epi64(base + 2 * j);
+    const __m512i i_lo = _mm512_maskz_loadu_epi64(static_cast<__mmask8>(m.out), idx + j);
+    const __m512i i_hi = _mm512_maskz_loadu_epi64(static_cast<__mmask8>(m.out >> 8), idx + j + 8);
+    const __m256i off_lo =
+        _mm512_cvtsepi64_epi32(_mm512_sub_epi64(_mm512_sub_epi64(i_lo, origin), lane2_lo));
+    const __m256i off_hi =
+        _mm512_cvtsepi64_epi32(_mm512_sub_epi64(_mm512_sub_epi64(i_hi, origin), lane2_hi));
+    const __m512i off = _mm512_inserti64x4(_mm512_castsi256_si512(off_lo), off_hi, 1);
+    const __mmask16 at0 = _mm512_cmpeq_epi32_mask(off, _mm512_setzero_si512());
+    const __mmask16 at1 = _mm512_cmpeq_epi32_mask(off, _mm512_set1_epi32(1));
+    const __mmask16 at_row = _mm512_cmpeq_epi32_mask(off, row);
+    const __mmask16 at_row1 = _mm512_cmpeq_epi32_mask(off, row1);
+    if (((at0 | at1 | at_row | at_row1) & m.out) != m.out) return false;
+    const __m512 te = _mm512_maskz_mov_ps(at0, g), to = _mm512_maskz_mov_ps(at1, g);
+    const __m512 be = _mm512_maskz_mov_ps(at_row, g), bo = _mm512_maskz_mov_ps(at_row1, g);
+    _mm512_mask_storeu_ps(top + 2 * j, m.in_lo, _mm512_permutex2var_ps(te, kInterleaveLo, to));
+    _mm512_mask_storeu_ps(top + 2 * j + 16, m.in_hi, _mm512_permutex2var_ps(te, kInterleaveHi, to));
+    _mm512_mask_storeu_ps(bottom + 2 * j, m.in_lo, _mm512_permutex2var_ps(be, kInterleaveLo, bo));
+    _mm512_mask_storeu_ps(bottom + 2 * j + 16, m.in_hi,
+                          _mm512_permutex2var_ps(be, kInterleaveHi, bo));
+  }
+  return true;
+}
+
+}  // namespace
+
+bool max_pool_2x2_float_available() { return true; }
+
+bool max_pool_2x2_float(const float* x, float* y, int64_t* idx, int64_t rows, int64_t oh,
+                        int64_t ow) {
+  parallel_for(0, rows, pool_loops::pool_grain(4 * ow), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r)
+      forward_row(x + r * 4 * ow, y + r * ow, idx + r * ow, ow, 2 * (r % oh) * 2 * ow);
+  });
+  return true;
+}
+
+bool max_pool_2x2_float_backward(const float* gy, const int64_t* idx, float* gx, int64_t rows,
+                                 int64_t oh, int64_t ow) {
+  std::atomic<bool> ok{true};
+  parallel_for(0, rows, pool_loops::pool_grain(4 * ow), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end && ok.load(std::memory_order_relaxed); ++r)
+      if (!backward_row(gy + r * ow, idx + r * ow, gx + r * 4 * ow, ow, 2 * (r % oh) * 2 * ow))
+        ok.store(false, std::memory_order_relaxed);
+  });
+  return ok.load();
+}
+
+#else
+
+bool max_pool_2x2_float_available() { return false; }
+bool max_pool_2x2_float(const float*, float*, int64_t*, int64_t, int64_t, int64_t) { return false; }
+bool max_pool_2x2_float_backward(const float*, const int64_t*, float*, int64_t, int64_t, int64_t) {
+  return false;
+}
+
+#endif
+
+}  // namespace ember::kernels
