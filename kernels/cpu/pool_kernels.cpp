@@ -269,7 +269,8 @@ void max_of_rows(T* __restrict__ y, int64_t* __restrict__ idx, const Acc* __rest
 // planar loop above pays its setup per plane, which LeNet's second pool (4096 planes of 8x8) spent
 // 1.1 ms of a 1.3 ms call on; here all planes are one flat run of rows, taken in chunks: pass 1
 // over the chunk's horizontal pairs, pass 2 per output row. One Xeon thread: LeNet's pools
-// [64, 32, 24, 24] 1.6 -> 1.3 ms, [64, 64, 8, 8] 1.1 -> 0.5 ms.
+// [64, 32, 24, 24] 1.6 -> 1.3 ms, [64, 64, 8, 8] 1.1 -> 0.5 ms. float32 on AVX-512 takes
+// kernels/cpu/pool_max2x2.cpp instead (16 outputs a step: 0.16 and 0.08 ms).
 // Returns false, doing nothing, for any other pooling.
 template <class T>
 bool max_pool_2x2(const PoolParams& p) {
