@@ -9,6 +9,10 @@
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
+// GCC 12 flags the _mm512_undefined pass-through operand inside the plain forms of
+// _mm512_castsi512_si256, _mm512_cvtepi32_epi64 and _mm512_extracti64x4_epi64 as
+// maybe-uninitialized once they inline here: a false positive (GCC bug 105593).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
 namespace ember::kernels {
