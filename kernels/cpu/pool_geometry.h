@@ -30,6 +30,13 @@ inline bool plane_is_dense(const PoolGeometry& g) {
          (g.size[0] <= 1 || g.stride[0] == g.size[1] * g.size[2]);
 }
 
+// Whether all (n, c) planes are dense and follow one another with no gaps, so the whole operand
+// is one flat run of rows.
+inline bool planes_are_one_run(const PoolGeometry& g, int64_t batch, int64_t channels) {
+  return plane_is_dense(g) && (channels <= 1 || g.stride_c == g.volume()) &&
+         (batch <= 1 || g.stride_n == channels * g.volume());
+}
+
 inline int64_t plane_offset(const PoolGeometry& g, int64_t plane, int64_t channels) {
   return (plane / channels) * g.stride_n + (plane % channels) * g.stride_c;
 }

@@ -234,84 +234,6 @@ void max_pool_planar(const PoolParams& p, const PoolTapTable& tab) {
   });
 }
 
-// Pass 1 of the 2x2 max pool: the larger of each horizontal pair (x[2j], x[2j + 1]) and which
-// (0 or 1), over a flat run of whole rows. Restrict pointers and no branch, so it vectorises.
-template <class T, class Acc>
-void max_of_pairs(Acc* __restrict__ val, int32_t* __restrict__ which, const T* __restrict__ x,
-                  int64_t n) {
-#pragma omp simd
-  for (int64_t j = 0; j < n; ++j) {
-    const Acc a = static_cast<Acc>(x[2 * j]), b = static_cast<Acc>(x[2 * j + 1]);
-    const bool take = (b > a) | (b != b);  // PyTorch's rule: greater, or NaN
-    val[j] = take ? b : a;
-    which[j] = take ? 1 : 0;
-  }
-}
-
-// Pass 2: one output row from the pair maxima of its top and bottom input rows; the top wins ties,
-// so the result is PyTorch's scan over (0,0), (0,1), (1,0), (1,1). `index` is the flat plane index
-// of the row's first window.
-template <class T, class Acc>
-void max_of_rows(T* __restrict__ y, int64_t* __restrict__ idx, const Acc* __restrict__ top,
-                 const int32_t* __restrict__ top_which, const Acc* __restrict__ bottom,
-                 const int32_t* __restrict__ bottom_which, int64_t n, int64_t index, int64_t in_w) {
-#pragma omp simd
-  for (int64_t j = 0; j < n; ++j) {
-    const Acc t = top[j], b = bottom[j];
-    const bool take = (b > t) | (b != b);
-    y[j] = static_cast<T>(take ? b : t);
-    idx[j] = index + 2 * j + (take ? in_w + bottom_which[j] : top_which[j]);
-  }
-}
-
-// The commonest max pool, 2x2 windows at stride 2 with no padding or dilation, over dense NCHW
-// tensors whose planes the windows tile exactly (even H and W): every CNN's downsampling. The
-// planar loop above pays its setup per plane, which LeNet's second pool (4096 planes of 8x8) spent
-// 1.1 ms of a 1.3 ms call on; here all planes are one flat run of rows, taken in chunks: pass 1
-// over the chunk's horizontal pairs, pass 2 per output row. One Xeon thread: LeNet's pools
-// [64, 32, 24, 24] 1.6 -> 1.3 ms, [64, 64, 8, 8] 1.1 -> 0.5 ms. float32 on AVX-512 takes
-// kernels/cpu/pool_max2x2.cpp instead (16 outputs a step: 0.16 and 0.08 ms).
-// Returns false, doing nothing, for any other pooling.
-template <class T>
-bool max_pool_2x2(const PoolParams& p) {
-  if (p.adaptive || !p.indices || p.kernel[0] != 1 || p.in.size[0] != 1 || p.out.size[0] != 1)
-    return false;
-  for (int i = 1; i < 3; ++i)
-    if (p.kernel[i] != 2 || p.stride[i] != 2 || p.pad[i] != 0 || p.dilation[i] != 1 ||
-        p.in.size[i] != 2 * p.out.size[i])
-      return false;
-  const int64_t in_vol = p.in.volume(), out_vol = p.out.volume();
-  auto flat = [&](const PoolGeometry& g, int64_t vol) {
-    return plane_is_dense(g) && (p.channels <= 1 || g.stride_c == vol) &&
-           (p.batch <= 1 || g.stride_n == p.channels * vol);
-  };
-  if (!flat(p.in, in_vol) || !flat(p.out, out_vol)) return false;
-  using Acc = opmath_t<T>;
-  const T* x = static_cast<const T*>(p.input);
-  T* y = static_cast<T*>(p.output);
-  const int64_t oh_n = p.out.size[1], ow_n = p.out.size[2], in_w = p.in.size[2];
-  const int64_t rows = p.batch * p.channels * oh_n;  // output rows, all planes
-  if constexpr (std::is_same_v<T, float>)
-    if (max_pool_2x2_float(x, y, p.indices, rows, oh_n, ow_n)) return true;
-  parallel_for(0, rows, pool_grain(4 * ow_n), [&](int64_t begin, int64_t end) {
-    constexpr int64_t kChunk = 256;  // output rows per pass 1: ~24 KiB of pair maxima for LeNet
-    std::vector<Acc> val(static_cast<size_t>(std::min(kChunk, end - begin) * 2 * ow_n));
-    std::vector<int32_t> which(val.size());
-    for (int64_t r0 = begin; r0 < end; r0 += kChunk) {
-      const int64_t n = std::min(kChunk, end - r0);
-      // Output row r reads input rows 2r and 2r + 1 of the flat run (the windows tile the planes).
-      max_of_pairs(val.data(), which.data(), x + r0 * 2 * in_w, n * 2 * ow_n);
-      for (int64_t r = r0; r < r0 + n; ++r) {
-        const int64_t k = (r - r0) * 2 * ow_n;
-        max_of_rows(y + r * ow_n, p.indices + r * ow_n, val.data() + k, which.data() + k,
-                    val.data() + k + ow_n, which.data() + k + ow_n, ow_n, 2 * (r % oh_n) * in_w,
-                    in_w);
-      }
-    }
-  });
-  return true;
-}
-
 // Windowed or adaptive max/avg pooling. Channels-last operands (channel stride 1 on both sides)
 // run channels as the inner loop, so each tap is a contiguous run of C values; other layouts run
 // output rows with the taps of each output column.
@@ -487,25 +409,6 @@ struct PoolInvalid {
     if (seen.compare_exchange_strong(expected, true)) value = v;
   }
 };
-
-// max_pool's backward when the pooling was the 2x2, stride 2 one of max_pool_2x2 (the sizes
-// halve, planes dense and flat) and every index lies in its own window, which the kernel checks:
-// then each input element belongs to one window, and the gradient is written in one dense pass
-// with no zeroing first. False when it does not apply.
-bool max_pool_2x2_scatter(const PoolIndexParams& p) {
-  if (p.assign || p.small.size[0] != 1 || p.large.size[0] != 1 ||
-      p.large.size[1] != 2 * p.small.size[1] || p.large.size[2] != 2 * p.small.size[2])
-    return false;
-  auto flat = [&](const PoolGeometry& g) {
-    return plane_is_dense(g) && (p.channels <= 1 || g.stride_c == g.volume()) &&
-           (p.batch <= 1 || g.stride_n == p.channels * g.volume());
-  };
-  if (!flat(p.small) || !flat(p.large)) return false;
-  const int64_t oh = p.small.size[1], ow = p.small.size[2];
-  return max_pool_2x2_float_backward(static_cast<const float*>(p.small_data), p.indices,
-                                     static_cast<float*>(p.large_data), p.batch * p.channels * oh,
-                                     oh, ow);
-}
 
 template <class T, bool kScatter>
 void pool_index_impl(const PoolIndexParams& p) {

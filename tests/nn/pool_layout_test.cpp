@@ -354,44 +354,47 @@ TEST(PoolLayout, MaxPoolKernelPathsAgreeOnTiesNaNAndPadding) {
 
 TEST(PoolLayout, TwoByTwoMaxPoolPathAgreesWithThePlanarLoop) {
   // 2x2 windows at stride 2 over dense planes of even height and width take a path of their own
-  // (kernels/cpu/pool_kernels.cpp, max_pool_2x2); a slice with padded rows takes the planar loop
+  // (kernels/cpu/pool_max2x2.cpp, max_pool_2x2); a slice with padded rows takes the planar loop
   // and channels-last its own. Values from {0..2}, NaNs in both rows of a window and -inf windows:
   // the same values and indices (first maximum, last NaN, in PyTorch's tap order) from all three.
   // Widths 12, 36 and 70 give output rows of 6, 18 and 35: one partial 16-wide step of the
-  // AVX-512 kernel (kernels/cpu/pool_max2x2.cpp), then whole steps and a partial one.
+  // AVX-512 kernel, then whole steps and a partial one.
   manual_seed(12);
-  for (int64_t width : {12, 36, 70})
-    for (int64_t batch : {1, 3}) {
-      Tensor wide = randint(0, 3, {batch, 5, 8, width + 2}, TensorOptions().dtype(kFloat));
-      const float nan = std::numeric_limits<float>::quiet_NaN();
-      wide.index_put_({0, 1, 2, 3}, nan);
-      wide.index_put_({0, 1, 3, 2}, nan);  // the same window's bottom row: the last NaN wins
-      wide.index_put_({0, 2, 4, 4}, nan);
-      wide.index_put_({0, 3, 0, 0}, -std::numeric_limits<float>::infinity());
-      wide.index_put_({0, 3, 0, 1}, -std::numeric_limits<float>::infinity());
-      wide.index_put_({0, 3, 1, 0}, -std::numeric_limits<float>::infinity());
-      wide.index_put_({0, 3, 1, 1}, -std::numeric_limits<float>::infinity());
-      const Tensor dense = wide.slice(3, 0, width).contiguous();
-      const Tensor padded_rows = wide.slice(3, 0, width);
-      const Tensor channels_last = dense.contiguous(MemoryFormat::ChannelsLast);
-      auto [v0, i0] = max_pool2d_with_indices(dense, {2, 2}, {2, 2});
-      auto [v1, i1] = max_pool2d_with_indices(padded_rows, {2, 2}, {2, 2});
-      auto [v2, i2] = max_pool2d_with_indices(channels_last, {2, 2}, {2, 2});
-      EXPECT_TRUE(equal(i0, i1)) << "indices, 2x2 path vs planar loop";
-      EXPECT_TRUE(equal(i0, i2.contiguous())) << "indices, 2x2 path vs channels-last";
-      EXPECT_TRUE(allclose(v0, v1, 0, 0, /*equal_nan=*/true)) << "values, 2x2 path vs planar";
-      EXPECT_TRUE(allclose(v0, v2.contiguous(), 0, 0, /*equal_nan=*/true));
-      EXPECT_EQ(i0.index({0, 1, 1, 1}).item<int64_t>(), 3 * width + 2);  // the later NaN
-      EXPECT_EQ(i0.index({0, 3, 0, 0}).item<int64_t>(), 0);              // all -inf: the first tap
-      const Tensor picked = dense.flatten(2).gather(2, i0.flatten(2)).view_as(v0);
-      EXPECT_TRUE(allclose(picked, v0, 0, 0, /*equal_nan=*/true)) << "indices point at the maxima";
-      // Backward scatters through the indices either way.
-      const Tensor g = randn(v0.sizes());
-      Tensor a = dense.clone().requires_grad_(), b = wide.clone().requires_grad_();
-      max_pool2d(a, {2, 2}, {2, 2}).backward(g);
-      max_pool2d(b.slice(3, 0, width), {2, 2}, {2, 2}).backward(g);  // the planar loop's indices
-      EXPECT_TRUE(equal(a.grad(), b.grad().slice(3, 0, width))) << "width " << width;
-    }
+  // float64 takes the portable two-pass loop of the same file.
+  for (ScalarType dtype : {kFloat, kDouble})
+    for (int64_t width : {12, 36, 70})
+      for (int64_t batch : {1, 3}) {
+        Tensor wide = randint(0, 3, {batch, 5, 8, width + 2}, TensorOptions().dtype(dtype));
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        wide.index_put_({0, 1, 2, 3}, nan);
+        wide.index_put_({0, 1, 3, 2}, nan);  // the same window's bottom row: the last NaN wins
+        wide.index_put_({0, 2, 4, 4}, nan);
+        wide.index_put_({0, 3, 0, 0}, -std::numeric_limits<float>::infinity());
+        wide.index_put_({0, 3, 0, 1}, -std::numeric_limits<float>::infinity());
+        wide.index_put_({0, 3, 1, 0}, -std::numeric_limits<float>::infinity());
+        wide.index_put_({0, 3, 1, 1}, -std::numeric_limits<float>::infinity());
+        const Tensor dense = wide.slice(3, 0, width).contiguous();
+        const Tensor padded_rows = wide.slice(3, 0, width);
+        const Tensor channels_last = dense.contiguous(MemoryFormat::ChannelsLast);
+        auto [v0, i0] = max_pool2d_with_indices(dense, {2, 2}, {2, 2});
+        auto [v1, i1] = max_pool2d_with_indices(padded_rows, {2, 2}, {2, 2});
+        auto [v2, i2] = max_pool2d_with_indices(channels_last, {2, 2}, {2, 2});
+        EXPECT_TRUE(equal(i0, i1)) << "indices, 2x2 path vs planar loop";
+        EXPECT_TRUE(equal(i0, i2.contiguous())) << "indices, 2x2 path vs channels-last";
+        EXPECT_TRUE(allclose(v0, v1, 0, 0, /*equal_nan=*/true)) << "values, 2x2 path vs planar";
+        EXPECT_TRUE(allclose(v0, v2.contiguous(), 0, 0, /*equal_nan=*/true));
+        EXPECT_EQ(i0.index({0, 1, 1, 1}).item<int64_t>(), 3 * width + 2);  // the later NaN
+        EXPECT_EQ(i0.index({0, 3, 0, 0}).item<int64_t>(), 0);  // all -inf: the first tap
+        const Tensor picked = dense.flatten(2).gather(2, i0.flatten(2)).view_as(v0);
+        EXPECT_TRUE(allclose(picked, v0, 0, 0, /*equal_nan=*/true))
+            << "indices point at the maxima";
+        // Backward scatters through the indices either way.
+        const Tensor g = randn(v0.sizes(), dtype);
+        Tensor a = dense.clone().requires_grad_(), b = wide.clone().requires_grad_();
+        max_pool2d(a, {2, 2}, {2, 2}).backward(g);
+        max_pool2d(b.slice(3, 0, width), {2, 2}, {2, 2}).backward(g);  // the planar loop's indices
+        EXPECT_TRUE(equal(a.grad(), b.grad().slice(3, 0, width))) << "width " << width;
+      }
 }
 
 TEST(PoolLayout, TwoByTwoBackwardFallsBackForIndicesOutsideTheirWindow) {
