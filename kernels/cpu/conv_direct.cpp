@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "ember/core/half.h"
+#include "kernels/cpu/conv_c1.h"
 #include "kernels/cpu/conv_kernels.h"
 #include "src/core/check.h"
 #include "src/core/parallel.h"
@@ -249,13 +250,17 @@ void conv_direct_backward_weights(ScalarType dtype, const ConvParams& p) {
   conv_direct_visit<ConvDirectBwdWeights>(dtype, p, "convolution_backward_weights");
 }
 
+// float32 with one input channel (an image CNN's first layer) tries the direct kernel of
+// conv_c1.h first: it reads and writes NCHW where oneDNN's fast kernels need reorders.
 void cpu_convolution(ScalarType dtype, const ConvParams& p) {
+  if (dtype == ScalarType::Float && conv_c1_forward(p)) return;
   if (!conv_onednn_forward(dtype, p)) conv_direct_forward(dtype, p);
 }
 void cpu_convolution_backward_data(ScalarType dtype, const ConvParams& p) {
   if (!conv_onednn_backward_data(dtype, p)) conv_direct_backward_data(dtype, p);
 }
 void cpu_convolution_backward_weights(ScalarType dtype, const ConvParams& p) {
+  if (dtype == ScalarType::Float && conv_c1_backward_weights(p)) return;
   if (!conv_onednn_backward_weights(dtype, p)) conv_direct_backward_weights(dtype, p);
 }
 

@@ -3,6 +3,7 @@
 // direct float64 loops against oneDNN's float32 kernels on a larger case.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -226,6 +227,49 @@ TEST(ConvFunctional, Float64DirectLoopsAgreeWithOneDnnFloat32) {
   Tensor y64 = conv2d(x, w, b, {2, 1}, {1, 2}, {2, 1}, 2);
   Tensor y32 = conv2d(x.to(kFloat), w.to(kFloat), b.to(kFloat), {2, 1}, {1, 2}, {2, 1}, 2);
   expect_close(y32, y64.to(kFloat), 1e-4, 1e-4, "float32 vs float64");
+}
+
+TEST(ConvFunctional, SingleInputChannelKernelMatchesFloat64) {
+  // float32 convolutions with one input channel, stride 1 and no padding take the direct kernel
+  // of kernels/cpu/conv_c1.h on AVX-512 CPUs (forward and weight gradient); the float64 loops
+  // are the reference. Cases: LeNet's first layer, channels not a multiple of the kernel's
+  // blocks, rows exactly 16 wide, kernel rows longer than one pass of taps, one output row,
+  // a batch of one.
+  struct Case {
+    int64_t n, oc, h, w, kh, kw;
+  };
+  const Case cases[] = {{5, 32, 28, 28, 5, 5},
+                        {3, 13, 20, 16, 3, 3},
+                        {2, 7, 9, 33, 2, 7},
+                        {1, 9, 4, 17, 4, 1},
+                        {4, 3, 17, 40, 7, 9}};
+  manual_seed(12);
+  for (const Case& c : cases) {
+    const std::string name = "n" + std::to_string(c.n) + " oc" + std::to_string(c.oc) + " " +
+                             std::to_string(c.h) + "x" + std::to_string(c.w) + " k" +
+                             std::to_string(c.kh) + "x" + std::to_string(c.kw);
+    Tensor x = randn({c.n, 1, c.h, c.w}, kDouble);
+    Tensor w = randn({c.oc, 1, c.kh, c.kw}, kDouble);
+    Tensor b = randn({c.oc}, kDouble);
+    Tensor gy = randn({c.n, c.oc, c.h - c.kh + 1, c.w - c.kw + 1}, kDouble);
+    std::vector<Tensor> results[2];
+    for (ScalarType dtype : {kDouble, kFloat}) {
+      Tensor wd = w.detach().to(dtype).requires_grad_(true);
+      Tensor bd = b.detach().to(dtype).requires_grad_(true);
+      Tensor y = conv2d(x.to(dtype), wd, bd);
+      y.backward(gy.to(dtype));
+      results[dtype == kFloat].assign(
+          {y.to(kDouble), wd.grad().to(kDouble), bd.grad().to(kDouble)});
+    }
+    const char* what[] = {"y", "grad w", "grad b"};
+    for (int i = 0; i < 3; ++i) {
+      // float32 rounding grows with the terms summed; the tolerance follows the largest value.
+      const Tensor& ref = results[0][static_cast<size_t>(i)];
+      const double scale = ref.abs().max().item<double>();
+      expect_close(results[1][static_cast<size_t>(i)], ref, 1e-5, 1e-5 * scale,
+                   name + " " + what[i]);
+    }
+  }
 }
 
 TEST(ConvFunctional, ConcurrentCallsShareTheCachedPrimitives) {
