@@ -199,6 +199,24 @@ ConvDescs forward_asks(ConvDescs d, const ConvParams& p) {
   return d;
 }
 
+// What the backward-weights primitive is asked for. With plain (NC...) activations of 16 and more
+// input channels, x and dy are asked for channels-last, reordered into it: oneDNN's backward
+// weights over channels-last (jit:avx512_core) beats the blocked one by more than the two
+// reorders cost, while forward and backward data do better blocked. LeNet's second layer (x [64,
+// 32, 12, 12], w [64, 32, 5, 5]), one thread of this Intel Xeon (AVX-512, AMX; ONEDNN_VERBOSE):
+// blocked 2.92 ms + reorders 0.07 + 0.07, channels-last 2.47 ms + 0.07 + 0.09; the LeNet SGD
+// step, A/B interleaved 4 times: 12.2 -> 11.8 ms. BENCHMARKS.md §4's L2 (3x3, padded) gains less
+// in the primitive than its larger reorders cost back: forward + backward 173.3 -> 172.4
+// GFLOP/s, within this machine's noise.
+ConvDescs backward_weights_asks(ConvDescs d, const ConvParams& p) {
+  static const Tag kLast[] = {Tag::nwc, Tag::nhwc, Tag::ndhwc};
+  if (!p.channels_last && p.groups == 1 && p.ic >= 16) {
+    d.x_ask = memory::desc(d.x.dims(), d.x.data_type(), kLast[p.spatial - 1]);
+    d.y_ask = memory::desc(d.y.dims(), d.y.data_type(), kLast[p.spatial - 1]);
+  }
+  return d;
+}
+
 // Fills entry with the primitive of (dir, p) and its operand layouts; throws dnnl::error when
 // oneDNN has no implementation.
 void conv_make(ConvEntry& entry, ConvDir dir, memory::data_type dt, const ConvParams& p) {
@@ -228,12 +246,13 @@ void conv_make(ConvEntry& entry, ConvDir dir, memory::data_type dt, const ConvPa
       break;
     }
     case ConvDir::BackwardWeights: {
-      auto hint = conv_forward_pd(d, bias, dnnl::prop_kind::forward_training);
+      const ConvDescs asks = backward_weights_asks(d, p);
+      auto hint = conv_forward_pd(asks, bias, dnnl::prop_kind::forward_training);
       using B = dnnl::convolution_backward_weights;
-      B::desc desc =
-          bias ? B::desc(algo, d.x_ask, d.w_ask, d.b, d.y_ask, d.strides, d.dilates, d.pad_l,
-                         d.pad_r)
-               : B::desc(algo, d.x_ask, d.w_ask, d.y_ask, d.strides, d.dilates, d.pad_l, d.pad_r);
+      B::desc desc = bias ? B::desc(algo, asks.x_ask, d.w_ask, d.b, asks.y_ask, d.strides,
+                                    d.dilates, d.pad_l, d.pad_r)
+                          : B::desc(algo, asks.x_ask, d.w_ask, asks.y_ask, d.strides, d.dilates,
+                                    d.pad_l, d.pad_r);
       B::primitive_desc pd(desc, conv_attr(), conv_engine(), hint);
       entry.scratchpad = pd.scratchpad_desc();
       entry.x.set(d.x, pd.src_desc(), false);
