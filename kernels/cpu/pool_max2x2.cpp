@@ -75,6 +75,7 @@ void forward_row(const float* top, float* y, int64_t* idx, int64_t ow, int64_t b
                                  _mm512_permutex2var_ps(b0, kOdd, b1), &bottom_odd);
     const __m512 v = later_wins(tv, bv, &bottom_wins);
     _mm512_mask_storeu_ps(y + j, m.out, v);
+    if (!idx) continue;  // no indices wanted (inference)
     // Offset of the winner from the window's origin: 0, 1, in_w or in_w + 1.
     const __m512i top_off = _mm512_maskz_mov_epi32(top_odd, one);
     const __m512i bottom_off = _mm512_mask_blend_epi32(bottom_odd, row, row1);
@@ -131,7 +132,8 @@ bool backward_row(const float* gy, const int64_t* idx, float* top, int64_t ow, i
 bool avx512_forward(const float* x, float* y, int64_t* idx, int64_t rows, int64_t oh, int64_t ow) {
   parallel_for(0, rows, pool_grain(4 * ow), [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r)
-      forward_row(x + r * 4 * ow, y + r * ow, idx + r * ow, ow, 2 * (r % oh) * 2 * ow);
+      forward_row(x + r * 4 * ow, y + r * ow, idx ? idx + r * ow : nullptr, ow,
+                  2 * (r % oh) * 2 * ow);
   });
   return true;
 }
@@ -179,6 +181,14 @@ template <class T, class Acc>
 void max_of_rows(T* __restrict__ y, int64_t* __restrict__ idx, const Acc* __restrict__ top,
                  const int32_t* __restrict__ top_which, const Acc* __restrict__ bottom,
                  const int32_t* __restrict__ bottom_which, int64_t n, int64_t index, int64_t in_w) {
+  if (!idx) {  // no indices wanted (inference)
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) {
+      const Acc t = top[j], b = bottom[j];
+      y[j] = static_cast<T>(((b > t) | (b != b)) ? b : t);
+    }
+    return;
+  }
 #pragma omp simd
   for (int64_t j = 0; j < n; ++j) {
     const Acc t = top[j], b = bottom[j];
@@ -200,8 +210,7 @@ void max_of_rows(T* __restrict__ y, int64_t* __restrict__ idx, const Acc* __rest
 // Returns false, doing nothing, for any other pooling.
 template <class T>
 bool max_pool_2x2(const PoolParams& p) {
-  if (p.adaptive || !p.indices || p.kernel[0] != 1 || p.in.size[0] != 1 || p.out.size[0] != 1)
-    return false;
+  if (p.adaptive || p.kernel[0] != 1 || p.in.size[0] != 1 || p.out.size[0] != 1) return false;
   for (int i = 1; i < 3; ++i)
     if (p.kernel[i] != 2 || p.stride[i] != 2 || p.pad[i] != 0 || p.dilation[i] != 1 ||
         p.in.size[i] != 2 * p.out.size[i])
@@ -226,9 +235,9 @@ bool max_pool_2x2(const PoolParams& p) {
       max_of_pairs(val.data(), which.data(), x + r0 * 2 * in_w, n * 2 * ow_n);
       for (int64_t r = r0; r < r0 + n; ++r) {
         const int64_t k = (r - r0) * 2 * ow_n;
-        max_of_rows(y + r * ow_n, p.indices + r * ow_n, val.data() + k, which.data() + k,
-                    val.data() + k + ow_n, which.data() + k + ow_n, ow_n, 2 * (r % oh_n) * in_w,
-                    in_w);
+        max_of_rows(y + r * ow_n, p.indices ? p.indices + r * ow_n : nullptr, val.data() + k,
+                    which.data() + k, val.data() + k + ow_n, which.data() + k + ow_n, ow_n,
+                    2 * (r % oh_n) * in_w, in_w);
       }
     }
   });

@@ -21,8 +21,9 @@
 namespace ember::kernels {
 
 /// Forward of max_pool when it is this pooling (no padding or dilation, even input sizes twice
-/// the output's, dense planes in one run, indices wanted); returns false, doing nothing, otherwise.
-/// Instantiated for float, double, BFloat16 and Half.
+/// the output's, dense planes in one run), with indices when p.indices is set (training) and
+/// without (inference); returns false, doing nothing, otherwise. Instantiated for float, double,
+/// BFloat16 and Half.
 template <class T>
 bool max_pool_2x2(const PoolParams& p);
 

@@ -383,6 +383,12 @@ TEST(PoolLayout, TwoByTwoMaxPoolPathAgreesWithThePlanarLoop) {
         EXPECT_TRUE(equal(i0, i2.contiguous())) << "indices, 2x2 path vs channels-last";
         EXPECT_TRUE(allclose(v0, v1, 0, 0, /*equal_nan=*/true)) << "values, 2x2 path vs planar";
         EXPECT_TRUE(allclose(v0, v2.contiguous(), 0, 0, /*equal_nan=*/true));
+        {
+          // Without autograd no indices are asked for: the same path, writing values only.
+          NoGradGuard no_grad;
+          EXPECT_TRUE(allclose(max_pool2d(dense, {2, 2}, {2, 2}), v0, 0, 0, /*equal_nan=*/true))
+              << "values without indices";
+        }
         EXPECT_EQ(i0.index({0, 1, 1, 1}).item<int64_t>(), 3 * width + 2);  // the later NaN
         EXPECT_EQ(i0.index({0, 3, 0, 0}).item<int64_t>(), 0);  // all -inf: the first tap
         const Tensor picked = dense.flatten(2).gather(2, i0.flatten(2)).view_as(v0);
