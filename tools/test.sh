@@ -94,6 +94,22 @@ OPENBLAS_CORETYPE=Prescott timeout 900 build/ci/tests/test_ops --gtest_brief=1 \
   >"$fallback_log" 2>&1 || { cat "$fallback_log"; fallback_status=1; }
 count_log "$fallback_log"
 [ $fallback_status -eq 0 ] || summary_and_exit 1
+
+# oneDNN's tests once more with OpenMP limited to one thread: oneDNN splits work for the threads it
+# asks for, so a smaller team than Ember's thread count must never reach it (kernels/cpu/
+# gemm_blas.cpp, sync_omp_threads; before, a convolution's weight gradient came back half done).
+echo "=== release: oneDNN under OMP_THREAD_LIMIT=1 [${SECONDS}s] ==="
+limit_status=0
+declare -A limit_filters=([test_nn]='ConvFunctional.*:LinearModule.*'
+  [test_ops]='LinalgMm.*:LinalgMmKernels.*')
+for program in test_nn test_ops; do
+  limit_log=build/ci/thread_limit_$program.log
+  OMP_THREAD_LIMIT=1 timeout 900 build/ci/tests/$program --gtest_brief=1 \
+    --gtest_filter="${limit_filters[$program]}" >"$limit_log" 2>&1 ||
+    { cat "$limit_log"; limit_status=1; }
+  count_log "$limit_log"
+done
+[ $limit_status -eq 0 ] || summary_and_exit 1
 [ $quick -eq 1 ] && summary_and_exit 0
 
 # -g1: line tables for the sanitizers' stack traces without full debug info (10-15% of the build).

@@ -54,7 +54,12 @@ namespace ember::cpu {
 
 void sync_omp_threads() {
   if (omp_in_parallel()) return;
-  const int want = get_num_threads();
+  // oneDNN divides its work among the threads it asks OpenMP for and assumes it gets them all; a
+  // smaller team leaves part undone (under OMP_THREAD_LIMIT=1 a two-thread convolution's weight
+  // gradient came back half computed). So never ask for more than OpenMP's thread limit, and keep
+  // the runtime from shrinking teams on its own (OMP_DYNAMIC).
+  const int want = std::min(get_num_threads(), omp_get_thread_limit());
+  if (omp_get_dynamic()) omp_set_dynamic(0);
   if (omp_get_max_threads() != want) omp_set_num_threads(want);
 }
 
