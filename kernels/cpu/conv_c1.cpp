@@ -48,60 +48,81 @@ inline __mmask16 first_lanes(int64_t count) {
   return count >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << count) - 1);
 }
 
-// Stores the lanes of v that hold outputs (of the 16 flat positions from q, those in `valid`)
-// into the dense [oh, ow] plane y: the lanes before the first row's end to that row, the lanes
-// after the next row's start, moved down to lane 0, to the next row.
-inline void store_flat(float* y, const C1Geom& g, int64_t q, __m512 v, __mmask16 valid) {
-  const int64_t r = q / g.w, c = q - r * g.w;
-  const __mmask16 this_row = valid & first_lanes(g.ow - c);
-  if (this_row) _mm512_mask_storeu_ps(y + r * g.ow + c, this_row, v);
-  const int64_t next = g.w - c;  // first lane of row r + 1
-  if (next >= 16) return;
-  const __mmask16 next_row =
-      valid & first_lanes(next + g.ow) & static_cast<__mmask16>(~first_lanes(next));
-  if (!next_row) return;
-  const __m512 moved = _mm512_maskz_compress_ps(next_row, v);
-  _mm512_mask_storeu_ps(y + (r + 1) * g.ow, first_lanes(_mm_popcnt_u32(next_row)), moved);
-}
+// Where the lanes of one 16-position step (flat positions q .. q + 15, those in `valid`) go in a
+// dense [oh, ow] plane: the lanes before row r's end to that row from column c, the lanes after
+// row r + 1's start, moved down to lane 0 by a compress, to the start of the next row.
+struct FlatStore {
+  int64_t this_offset = 0, next_offset = 0;
+  __mmask16 this_row = 0, next_row = 0, next_count = 0;
+  FlatStore(const C1Geom& g, int64_t q, __mmask16 valid) {
+    const int64_t r = q / g.w, c = q - r * g.w;
+    this_offset = r * g.ow + c;
+    next_offset = (r + 1) * g.ow;
+    this_row = valid & first_lanes(g.ow - c);
+    const int64_t next = g.w - c;  // first lane of row r + 1
+    if (next < 16) {
+      next_row = valid & first_lanes(next + g.ow) & static_cast<__mmask16>(~first_lanes(next));
+      next_count = first_lanes(_mm_popcnt_u32(next_row));
+    }
+  }
+  void store(float* plane, __m512 v) const {
+    if (this_row) _mm512_mask_storeu_ps(plane + this_offset, this_row, v);
+    if (next_row)
+      _mm512_mask_storeu_ps(plane + next_offset, next_count, _mm512_maskz_compress_ps(next_row, v));
+  }
+};
 
 constexpr int kForwardChannels = 8;
+constexpr int kForwardVectors = 3;  // 8 x 3 accumulators, 3 inputs and a weight: 28 registers
 
 // Output channels [oc0, oc0 + 8) of one image (channels past g.oc have zero weights and are not
-// stored). wp: the block's weights as [tap][8].
+// stored). wp: the block's weights as [tap][8]. Each step is 48 flat positions: per tap, three
+// input loads and eight weight broadcasts feed 24 FMAs.
 void forward_block(const float* x, const float* wp, const float* bias, float* y, const C1Geom& g,
                    int64_t oc0) {
+  constexpr int64_t kStep = 16 * kForwardVectors;
   const int64_t valid_channels = std::min<int64_t>(kForwardChannels, g.oc - oc0);
   const int64_t plane = g.oh * g.ow;
-  for (int64_t q = 0; q < g.span; q += 32) {
-    const __mmask16 la = first_lanes(g.span - q), lb = first_lanes(g.span - q - 16);
-    const bool full = lb == 0xFFFF;
-    __m512 acc0[kForwardChannels], acc1[kForwardChannels];
+  for (int64_t q = 0; q < g.span; q += kStep) {
+    __mmask16 lanes[kForwardVectors];
+    for (int v = 0; v < kForwardVectors; ++v) lanes[v] = first_lanes(g.span - q - 16 * v);
+    // Full steps stay inside the image (their last read is below h * w); the last one is masked
+    // so it reads nothing past it.
+    const bool full = lanes[kForwardVectors - 1] == 0xFFFF;
+    __m512 acc[kForwardChannels][kForwardVectors];
 #pragma GCC unroll 8
-    for (int o = 0; o < kForwardChannels; ++o)
-      acc0[o] = acc1[o] = _mm512_set1_ps(bias && o < valid_channels ? bias[oc0 + o] : 0.0f);
+    for (int o = 0; o < kForwardChannels; ++o) {
+      const __m512 b = _mm512_set1_ps(bias && o < valid_channels ? bias[oc0 + o] : 0.0f);
+#pragma GCC unroll 3
+      for (int v = 0; v < kForwardVectors; ++v) acc[o][v] = b;
+    }
     for (int64_t i = 0; i < g.kh; ++i) {
       for (int64_t j = 0; j < g.kw; ++j) {
         const float* xp = x + q + i * g.w + j;
-        // Full steps stay inside the image (their last read is below h * w); the last one is
-        // masked so it reads nothing past it.
-        const __m512 a = full ? _mm512_loadu_ps(xp) : _mm512_maskz_loadu_ps(la, xp);
-        const __m512 b = full ? _mm512_loadu_ps(xp + 16) : _mm512_maskz_loadu_ps(lb, xp + 16);
+        __m512 in[kForwardVectors];
+#pragma GCC unroll 3
+        for (int v = 0; v < kForwardVectors; ++v)
+          in[v] =
+              full ? _mm512_loadu_ps(xp + 16 * v) : _mm512_maskz_loadu_ps(lanes[v], xp + 16 * v);
         const float* wt = wp + (i * g.kw + j) * kForwardChannels;
 #pragma GCC unroll 8
         for (int o = 0; o < kForwardChannels; ++o) {
           const __m512 wv = _mm512_set1_ps(wt[o]);
-          acc0[o] = _mm512_fmadd_ps(a, wv, acc0[o]);
-          acc1[o] = _mm512_fmadd_ps(b, wv, acc1[o]);
+#pragma GCC unroll 3
+          for (int v = 0; v < kForwardVectors; ++v)
+            acc[o][v] = _mm512_fmadd_ps(in[v], wv, acc[o][v]);
         }
       }
     }
     // Unrolled with constant indices, so that the accumulators stay in registers (a loop to
     // valid_channels made GCC keep them on the stack, stored after every tap).
+#pragma GCC unroll 3
+    for (int v = 0; v < kForwardVectors; ++v) {
+      if (!lanes[v]) break;
+      const FlatStore st(g, q + 16 * v, lanes[v]);
 #pragma GCC unroll 8
-    for (int o = 0; o < kForwardChannels; ++o) {
-      if (o >= valid_channels) break;
-      store_flat(y + (oc0 + o) * plane, g, q, acc0[o], la);
-      if (lb) store_flat(y + (oc0 + o) * plane, g, q + 16, acc1[o], lb);
+      for (int o = 0; o < kForwardChannels; ++o)
+        if (o < valid_channels) st.store(y + (oc0 + o) * plane, acc[o][v]);
     }
   }
 }
