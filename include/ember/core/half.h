@@ -14,6 +14,8 @@ namespace detail {
 EMBER_HOST_DEVICE inline uint32_t f32_bits(float f) {
 #if defined(__CUDA_ARCH__)
   return __float_as_uint(f);
+#elif defined(__GNUC__)
+  return __builtin_bit_cast(uint32_t, f);  // a register move: loops over it vectorise
 #else
   uint32_t u;
   std::memcpy(&u, &f, 4);
@@ -23,6 +25,8 @@ EMBER_HOST_DEVICE inline uint32_t f32_bits(float f) {
 EMBER_HOST_DEVICE inline float f32_from_bits(uint32_t u) {
 #if defined(__CUDA_ARCH__)
   return __uint_as_float(u);
+#elif defined(__GNUC__)
+  return __builtin_bit_cast(float, u);
 #else
   float f;
   std::memcpy(&f, &u, 4);
@@ -40,32 +44,34 @@ struct alignas(2) Half {
   EMBER_HOST_DEVICE Half(float f) : x(from_float(f)) {}
   EMBER_HOST_DEVICE operator float() const { return to_float(x); }
 
+  // Both conversions are branch-free (every case computed, then selected), so that a loop over
+  // them vectorises: with early returns GCC kept float16 kernels scalar (an add of 2^20 elements
+  // 3.2 ms against bfloat16's 0.21). Exhaustively equal to the branching forms they replaced.
   static EMBER_HOST_DEVICE uint16_t from_float(float f) {
-    uint32_t u = detail::f32_bits(f);
-    uint32_t sign = (u >> 16) & 0x8000u;
-    uint32_t abs = u & 0x7fffffffu;
-    if (abs >= 0x7f800000u) return sign | (abs > 0x7f800000u ? 0x7e00u : 0x7c00u);  // NaN/Inf
-    if (abs >= 0x477ff000u) return sign | 0x7c00u;                                  // overflow
-    if (abs < 0x38800000u) {                                                        // subnormal
-      // Add 0.5 (as float) so the FPU does the round-to-nearest-even into the low mantissa bits.
-      float shifted = detail::f32_from_bits(abs) + 0.5f;
-      return sign | static_cast<uint16_t>(detail::f32_bits(shifted) - 0x3f000000u);
-    }
-    uint32_t mant_odd = (abs >> 13) & 1u;
-    abs += 0xc8000fffu + mant_odd;  // rebias exponent (-112 << 23) and round to nearest even
-    return static_cast<uint16_t>(sign | (abs >> 13));
+    const uint32_t u = detail::f32_bits(f);
+    const uint32_t sign = (u >> 16) & 0x8000u;
+    const uint32_t abs = u & 0x7fffffffu;
+    // Normal: rebias the exponent (-112 << 23) and round to nearest even.
+    const uint32_t normal = (abs + 0xc8000fffu + ((abs >> 13) & 1u)) >> 13;
+    // Subnormal: add 0.5 (as float) so the FPU rounds to nearest even into the low mantissa bits.
+    const uint32_t subnormal = detail::f32_bits(detail::f32_from_bits(abs) + 0.5f) - 0x3f000000u;
+    uint32_t r = abs < 0x38800000u ? subnormal : normal;
+    r = abs >= 0x477ff000u ? 0x7c00u : r;  // overflow and Inf
+    r = abs > 0x7f800000u ? 0x7e00u : r;   // NaN
+    return static_cast<uint16_t>(sign | r);
   }
   static EMBER_HOST_DEVICE float to_float(uint16_t h) {
-    uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-    uint32_t exp = (h >> 10) & 0x1fu;
-    uint32_t mant = h & 0x3ffu;
-    if (exp == 0x1f) return detail::f32_from_bits(sign | 0x7f800000u | (mant << 13));
-    if (exp == 0) {
-      // Subnormal or zero: value = mant * 2^-24.
-      float v = static_cast<float>(mant) * 5.9604644775390625e-8f;
-      return sign ? -v : v;
-    }
-    return detail::f32_from_bits(sign | ((exp + 112u) << 23) | (mant << 13));
+    const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+    const uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+    const uint32_t normal = ((exp + 112u) << 23) | (mant << 13);
+    const uint32_t inf_nan = 0x7f800000u | (mant << 13);
+    // Subnormal or zero: mant * 2^-24 = (0.5 + mant * 2^-24) - 0.5, the first a float whose last
+    // mantissa bits are mant. Exact, with normal operands whatever the denormal mode, and no
+    // integer-to-float conversion (which kept GCC from vectorising the optimizer loops).
+    const uint32_t subnormal = detail::f32_bits(detail::f32_from_bits(mant | 0x3f000000u) - 0.5f);
+    uint32_t mag = exp == 0 ? subnormal : normal;
+    mag = exp == 0x1fu ? inf_nan : mag;
+    return detail::f32_from_bits(sign | mag);
   }
 };
 
@@ -79,10 +85,10 @@ struct alignas(2) BFloat16 {
   EMBER_HOST_DEVICE operator float() const { return detail::f32_from_bits(uint32_t(x) << 16); }
 
   static EMBER_HOST_DEVICE uint16_t from_float(float f) {
-    uint32_t u = detail::f32_bits(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0;
-    uint32_t rounding_bias = 0x7fffu + ((u >> 16) & 1u);
-    return static_cast<uint16_t>((u + rounding_bias) >> 16);
+    const uint32_t u = detail::f32_bits(f);
+    const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;  // to nearest even
+    // NaN by a select, not a return: a loop over it vectorises.
+    return static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? 0x7fc0u : rounded);
   }
 };
 
