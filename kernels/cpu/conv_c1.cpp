@@ -261,16 +261,22 @@ void backward_weights(const ConvParams& p, const C1Geom& g) {
   });
 }
 
+// Runs `kernel` when this kernel family applies to p; false, doing nothing, otherwise.
+template <class Kernel>
+bool run_if_applies(const ConvParams& p, Kernel kernel) {
+  C1Geom g;
+  if (!c1_applies(p, &g)) return false;
+  kernel(p, g);
+  return true;
+}
+
 #endif  // __AVX512F__
 
 }  // namespace
 
 bool conv_c1_forward(const ConvParams& p) {
 #if defined(__AVX512F__)
-  C1Geom g;
-  if (!c1_applies(p, &g)) return false;
-  forward(p, g);
-  return true;
+  return run_if_applies(p, forward);
 #else
   (void)p;
   return false;
@@ -279,10 +285,7 @@ bool conv_c1_forward(const ConvParams& p) {
 
 bool conv_c1_backward_weights(const ConvParams& p) {
 #if defined(__AVX512F__)
-  C1Geom g;
-  if (!c1_applies(p, &g)) return false;
-  backward_weights(p, g);
-  return true;
+  return run_if_applies(p, backward_weights);
 #else
   (void)p;
   return false;
