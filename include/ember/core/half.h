@@ -44,10 +44,19 @@ struct alignas(2) Half {
   EMBER_HOST_DEVICE Half(float f) : x(from_float(f)) {}
   EMBER_HOST_DEVICE operator float() const { return to_float(x); }
 
-  // Both conversions are branch-free (every case computed, then selected), so that a loop over
-  // them vectorises: with early returns GCC kept float16 kernels scalar (an add of 2^20 elements
-  // 3.2 ms against bfloat16's 0.21). Exhaustively equal to the branching forms they replaced.
   static EMBER_HOST_DEVICE uint16_t from_float(float f) {
+    return static_cast<uint16_t>(from_float_wide(f));
+  }
+  static EMBER_HOST_DEVICE float to_float(uint16_t h) { return to_float_wide(h); }
+
+  // The conversions on the bits held in a uint32_t (high half zero). A loop that rounds floats to
+  // float16 and back through these never has a 16-bit value, which GCC would take as its lane
+  // width and then fail to vectorise the floats ("unsupported data-type float").
+  //
+  // Both are branch-free (every case computed, then selected), so that a loop over them
+  // vectorises: with early returns GCC kept float16 kernels scalar (an add of 2^20 elements
+  // 3.2 ms against bfloat16's 0.21). Exhaustively equal to the branching forms they replaced.
+  static EMBER_HOST_DEVICE uint32_t from_float_wide(float f) {
     const uint32_t u = detail::f32_bits(f);
     const uint32_t sign = (u >> 16) & 0x8000u;
     const uint32_t abs = u & 0x7fffffffu;
@@ -58,9 +67,9 @@ struct alignas(2) Half {
     uint32_t r = abs < 0x38800000u ? subnormal : normal;
     r = abs >= 0x477ff000u ? 0x7c00u : r;  // overflow and Inf
     r = abs > 0x7f800000u ? 0x7e00u : r;   // NaN
-    return static_cast<uint16_t>(sign | r);
+    return sign | r;
   }
-  static EMBER_HOST_DEVICE float to_float(uint16_t h) {
+  static EMBER_HOST_DEVICE float to_float_wide(uint32_t h) {
     const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
     const uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
     const uint32_t normal = ((exp + 112u) << 23) | (mant << 13);
@@ -82,13 +91,19 @@ struct alignas(2) BFloat16 {
   BFloat16() = default;
   constexpr EMBER_HOST_DEVICE BFloat16(uint16_t bits, from_bits_t) : x(bits) {}
   EMBER_HOST_DEVICE BFloat16(float f) : x(from_float(f)) {}
-  EMBER_HOST_DEVICE operator float() const { return detail::f32_from_bits(uint32_t(x) << 16); }
+  EMBER_HOST_DEVICE operator float() const { return to_float(x); }
 
+  static EMBER_HOST_DEVICE float to_float(uint16_t h) { return to_float_wide(h); }
   static EMBER_HOST_DEVICE uint16_t from_float(float f) {
+    return static_cast<uint16_t>(from_float_wide(f));
+  }
+  /// As Half's: the bits in a uint32_t (high half zero).
+  static EMBER_HOST_DEVICE float to_float_wide(uint32_t h) { return detail::f32_from_bits(h << 16); }
+  static EMBER_HOST_DEVICE uint32_t from_float_wide(float f) {
     const uint32_t u = detail::f32_bits(f);
     const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;  // to nearest even
     // NaN by a select, not a return: a loop over it vectorises.
-    return static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? 0x7fc0u : rounded);
+    return (u & 0x7fffffffu) > 0x7f800000u ? 0x7fc0u : rounded;
   }
 };
 
