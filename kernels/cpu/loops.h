@@ -38,6 +38,10 @@ EMBER_ALWAYS_INLINE void dense_run(char* const* data, int64_t begin, int64_t end
   if constexpr (sizeof...(In) == 1 && std::is_same_v<Out, float> &&
                 (std::is_same_v<In, float> && ...) && VecMath<F>::value) {
     vec_unary_f32(reinterpret_cast<const float*>(data[1]) + begin, out, n, f);
+  } else if constexpr (sizeof...(In) == 1 && is_narrow_float_v<Out> &&
+                       (std::is_same_v<In, Out> && ...) && VecMath<F>::value) {
+    vec_unary_narrow(reinterpret_cast<const uint16_t*>(data[1]) + begin,
+                     reinterpret_cast<uint16_t*>(out), n, f, static_cast<Out*>(nullptr));
   } else {
     [[maybe_unused]] auto ins = std::make_tuple(
         (reinterpret_cast<const typename DenseLoad<Out, In, sizeof...(In)>::type*>(data[I + 1]) +

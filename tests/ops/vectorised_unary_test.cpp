@@ -129,6 +129,37 @@ TEST(VectorisedUnary, AnElementsBitsDoNotDependOnWhereTheRunEnds) {
         << approx;
 }
 
+// float16 and bfloat16 compute in float and round (the scalar functor's definition); their dense
+// loop widens each block and runs the float body (vec_math.h vec_unary_narrow). So every row on a
+// 16-bit tensor equals the float32 row on the widened tensor, rounded: the same bits, tails and
+// block edges (256 elements) included.
+TEST(VectorisedUnary, SixteenBitRowsEqualTheFloatRowRounded) {
+  const std::set<std::string> rows = unary_float_rows();
+  for (ScalarType dt : {kBFloat16, kHalf}) {
+    const Tensor x = dense_input().to(dt);
+    const Tensor xf = x.to(kFloat);
+    int checked = 0;
+    for (const OpInfo& info : elementwise_op_infos()) {
+      if (info.family != "unary" || !rows.count(info.name)) continue;
+      GoldenCase c, cf;
+      c.args.push_back(x);
+      cf.args.push_back(xf);
+      const Tensor got = info.run(c);
+      Tensor want = info.run(cf);
+      if (want.scalar_type() == kFloat) want = want.to(dt);  // not the bool rows (isnan, ...)
+      EXPECT_TRUE(same_values(got, want)) << info.name << " " << dt;
+      ++checked;
+    }
+    EXPECT_EQ(checked, static_cast<int>(rows.size()));
+    for (const char* approx : {"none", "tanh"})
+      EXPECT_TRUE(same_values(gelu(x, approx), gelu(xf, approx).to(dt))) << approx << " " << dt;
+    // The specials and a padded tail: values at 0, 256 and past the last full block.
+    EXPECT_TRUE(same_values(sigmoid(x.slice(0, 250, 530).contiguous()),
+                            sigmoid(xf.slice(0, 250, 530)).to(dt)))
+        << dt;
+  }
+}
+
 // float32 exp runs an inline Cephes polynomial (vec_math.h's exp_full), not SLEEF's 1-ulp expf:
 // it must stay within 1 ulp of the correctly rounded result over the whole range, subnormal
 // results and the overflow edge included. (An exhaustive sweep of every third float in
