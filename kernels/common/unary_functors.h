@@ -24,8 +24,11 @@ template <class T>
 struct IsAny : std::true_type {};
 
 // A float-only unary op: computes `expr` on x of type M (float for 16-bit inputs).
+// kNarrowIsFloatRounded: op(x) for a float16/bfloat16 x is exactly T(op(float(x))), so the CPU
+// loop may widen a block, run the float form (which vectorises) and round back.
 #define EMBER_FLOAT_UNARY(Name, expr)            \
   struct Name##Op {                              \
+    static constexpr bool kNarrowIsFloatRounded = true; \
     template <class T>                           \
     using Supports = IsFloat<T>;                 \
     explicit Name##Op(const OpScalars& = {}) {}  \
@@ -72,6 +75,7 @@ EMBER_FLOAT_UNARY(GeluTanh,
 // Ops that keep the input dtype and work on integers too. Floats compute in opmath.
 #define EMBER_SAME_UNARY(Name, Pred, int_expr, float_expr) \
   struct Name##Op {                                        \
+    static constexpr bool kNarrowIsFloatRounded = true;    \
     template <class T>                                     \
     using Supports = Pred<T>;                              \
     explicit Name##Op(const OpScalars& = {}) {}            \

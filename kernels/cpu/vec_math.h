@@ -244,23 +244,4 @@ inline void vec_unary_f32(const float* in, float* out, int64_t n, [[maybe_unused
 #endif
 }
 
-template <class T>
-inline constexpr bool is_narrow_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
-
-/// vec_unary_f32 for float16 / bfloat16 tensors (Op computes in float and rounds, as the scalar
-/// functor does): each block widened to float, run through the float body, rounded back. The
-/// scalar functor called libm per element (bfloat16 exp over 2^20 elements: 2.8 ms against
-/// 0.32 for float).
-template <class Op, class T>
-inline void vec_unary_narrow(const uint16_t* in, uint16_t* out, int64_t n, const Op& op, T*) {
-  constexpr int64_t kBlock = 256;
-  float buf[kBlock];
-  for (int64_t b = 0; b < n; b += kBlock) {
-    const int64_t m = std::min(kBlock, n - b);
-    for (int64_t j = 0; j < m; ++j) buf[j] = T::to_float_wide(in[b + j]);
-    vec_unary_f32(buf, buf, m, op);
-    for (int64_t j = 0; j < m; ++j) out[b + j] = static_cast<uint16_t>(T::from_float_wide(buf[j]));
-  }
-}
-
 }  // namespace ember::kernels

@@ -153,6 +153,9 @@ TEST(VectorisedUnary, SixteenBitRowsEqualTheFloatRowRounded) {
     EXPECT_EQ(checked, static_cast<int>(rows.size()));
     for (const char* approx : {"none", "tanh"})
       EXPECT_TRUE(same_values(gelu(x, approx), gelu(xf, approx).to(dt))) << approx << " " << dt;
+    EXPECT_TRUE(same_values(silu(x), silu(xf).to(dt))) << dt;
+    EXPECT_TRUE(same_values(mish(x), mish(xf).to(dt))) << dt;
+    EXPECT_TRUE(same_values(relu(x), relu(xf).to(dt))) << dt;
     // The specials and a padded tail: values at 0, 256 and past the last full block.
     EXPECT_TRUE(same_values(sigmoid(x.slice(0, 250, 530).contiguous()),
                             sigmoid(xf.slice(0, 250, 530)).to(dt)))
