@@ -200,7 +200,7 @@ template <class T>
 EMBER_HOST_DEVICE opmath_t<T> scaled(T b, double alpha) {
   using M = opmath_t<T>;
   M p = static_cast<M>(alpha) * static_cast<M>(b);
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+  if constexpr (is_reduced_float_v<T>) {
     if (alpha != 1.0) p = static_cast<M>(static_cast<T>(p));
   }
   return p;

@@ -52,7 +52,7 @@ void visit_optim_dtype(ScalarType dtype, Fn&& fn) {
 template <class T>
 struct OptimMath {
   using M = opmath_t<T>;
-  static constexpr bool kNarrow = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+  static constexpr bool kNarrow = is_reduced_float_v<T>;
 
   /// An intermediate stored as a tensor of dtype T (identity for float and double).
   EMBER_HOST_DEVICE static M r(M x) {
@@ -107,9 +107,11 @@ struct OptimMath {
 #endif
   }
   /// AddOp: a + alpha·b (binary_functors.h: for the 16-bit types the product is rounded to T
-  /// first unless alpha is 1), rounded to T.
-  EMBER_HOST_DEVICE static M add_scaled(M a, M b, M alpha, bool alpha_is_one) {
-    if constexpr (kNarrow) return pick(alpha_is_one, r(madd(alpha, b, a)), r(a + r(alpha * b)));
+  /// first unless alpha is 1), rounded to T. b is always a value of dtype T (loaded or rounded by
+  /// every caller), so for the 16-bit types r(1·b) = b and the product can be rounded either way:
+  /// one form, no select between two computed ones.
+  EMBER_HOST_DEVICE static M add_scaled(M a, M b, M alpha) {
+    if constexpr (kNarrow) return r(a + r(alpha * b));
     return r(madd(alpha, b, a));
   }
   /// AddcmulOp: s + (value·a)·b.
@@ -150,12 +152,11 @@ struct OptimScratch {
   M k[2][N];
 };
 
-/// An alpha factor in M with whether it is exactly 1 (AddOp's rounding rule).
+/// An alpha factor (add_scaled's), in M.
 template <class M>
 struct OptimAlpha {
   M v;
-  bool one;
-  EMBER_HOST_DEVICE explicit OptimAlpha(double x) : v(static_cast<M>(x)), one(x == 1.0) {}
+  EMBER_HOST_DEVICE explicit OptimAlpha(double x) : v(static_cast<M>(x)) {}
 };
 
 /// The gradient every family starts from: ±g (maximize), plus wd·p when weight decay is on (the
@@ -164,7 +165,7 @@ template <class Mth, class M>
 EMBER_HOST_DEVICE M optim_decayed_grad(M g0, M pv, bool maximize, bool has_wd,
                                        const OptimAlpha<M>& wd) {
   const M gv = Mth::pick(maximize, -g0, g0);
-  return Mth::pick(has_wd, Mth::add_scaled(gv, pv, wd.v, wd.one), gv);
+  return Mth::pick(has_wd, Mth::add_scaled(gv, pv, wd.v), gv);
 }
 
 /// SGD: d = ±g (+ wd·p); buf = d (first step) or momentum·buf + (1 - dampening)·d; d = buf or
@@ -205,12 +206,12 @@ struct SgdStep {
       M b = d;
       if constexpr (V == 2) {
         b = Mth::r(Mth::mul(Mth::load(buf, i), mom_sc));
-        b = Mth::add_scaled(b, d, damp.v, damp.one);
+        b = Mth::add_scaled(b, d, damp.v);
       }
       Mth::store(buf, i, b);
-      d = Mth::pick(nesterov, Mth::add_scaled(d, b, mom.v, mom.one), b);
+      d = Mth::pick(nesterov, Mth::add_scaled(d, b, mom.v), b);
     }
-    Mth::store(p, i, Mth::add_scaled(pv, d, neg_lr.v, neg_lr.one));
+    Mth::store(p, i, Mth::add_scaled(pv, d, neg_lr.v));
   }
   template <int V, class S>
   EMBER_HOST_DEVICE void second(int64_t, int, const S&) const {}
@@ -257,9 +258,9 @@ struct AdamStep {
     const M g0 = Mth::load(g, i);
     M gv = Mth::pick(maximize, -g0, g0);
     const M pv = Mth::pick(decoupled, Mth::r(Mth::mul(p0, decay)), p0);
-    gv = Mth::pick(coupled_decay, Mth::add_scaled(gv, p0, wd.v, wd.one), gv);
+    gv = Mth::pick(coupled_decay, Mth::add_scaled(gv, p0, wd.v), gv);
     M mv = Mth::r(Mth::mul(Mth::load(m, i), beta1));
-    mv = Mth::add_scaled(mv, gv, omb1.v, omb1.one);
+    mv = Mth::add_scaled(mv, gv, omb1.v);
     M vv = Mth::r(Mth::mul(Mth::load(v, i), beta2));
     vv = Mth::addcmul(vv, omb2, gv, gv);
     M second_moment = vv;
@@ -367,7 +368,7 @@ struct RmspropStep {
     M root_arg = sv;
     if constexpr ((V & 1) != 0) {
       M gav = Mth::r(Mth::mul(Mth::load(ga, i), alpha));
-      gav = Mth::add_scaled(gav, gv, oma.v, oma.one);
+      gav = Mth::add_scaled(gav, gv, oma.v);
       Mth::store(ga, i, gav);
       root_arg = Mth::addcmul(sv, M(-1), gav, gav);
     }
@@ -384,7 +385,7 @@ struct RmspropStep {
       M b = Mth::r(Mth::mul(Mth::load(buf, i), mom));
       b = Mth::addcdiv(b, M(1), gv, avg);
       Mth::store(buf, i, b);
-      Mth::store(p, i, Mth::add_scaled(pv, b, neg_lr.v, neg_lr.one));
+      Mth::store(p, i, Mth::add_scaled(pv, b, neg_lr.v));
     } else {
       Mth::store(p, i, Mth::addcdiv(pv, neg_lr.v, gv, avg));
     }
@@ -425,7 +426,7 @@ struct AdamaxStep {
     const M g0 = Mth::load(g, i);
     M gv = optim_decayed_grad<Mth>(g0, pv, maximize, has_wd, wd);
     M mv = Mth::r(Mth::mul(Mth::load(m, i), beta1));
-    mv = Mth::add_scaled(mv, gv, omb1.v, omb1.one);
+    mv = Mth::add_scaled(mv, gv, omb1.v);
     const M uv = Mth::r(Mth::mul(Mth::load(u, i), beta2));
     const M norm = Mth::r(Mth::r(std::fabs(gv)) + eps);
     const M un = Mth::maximum(uv, norm);
@@ -486,7 +487,7 @@ struct AdadeltaStep {
     M an = Mth::r(Mth::mul(Mth::load(acc, i), rho));
     an = Mth::addcmul(an, omr, delta, delta);
     Mth::store(acc, i, an);
-    Mth::store(p, i, Mth::add_scaled(s.k[0][j], delta, neg_lr.v, neg_lr.one));
+    Mth::store(p, i, Mth::add_scaled(s.k[0][j], delta, neg_lr.v));
   }
 };
 
@@ -524,9 +525,9 @@ struct NadamStep {
   EMBER_HOST_DEVICE void first(int64_t i, int j, S& s) const {
     const M pv = Mth::load(p, i);
     const M g0 = Mth::load(g, i);
-    const M gv = Mth::pick(has_wd, Mth::add_scaled(g0, pv, wd.v, wd.one), g0);
+    const M gv = Mth::pick(has_wd, Mth::add_scaled(g0, pv, wd.v), g0);
     M mv = Mth::r(Mth::mul(Mth::load(m, i), beta1));
-    mv = Mth::add_scaled(mv, gv, omb1.v, omb1.one);
+    mv = Mth::add_scaled(mv, gv, omb1.v);
     M vv = Mth::r(Mth::mul(Mth::load(v, i), beta2));
     vv = Mth::addcmul(vv, omb2, gv, gv);
     Mth::store(m, i, mv);
@@ -581,9 +582,9 @@ struct RadamStep {
   EMBER_HOST_DEVICE void first(int64_t i, int j, S& s) const {
     const M pv = Mth::load(p, i);
     const M g0 = Mth::load(g, i);
-    const M gv = Mth::pick(has_wd, Mth::add_scaled(g0, pv, wd.v, wd.one), g0);
+    const M gv = Mth::pick(has_wd, Mth::add_scaled(g0, pv, wd.v), g0);
     M mv = Mth::r(Mth::mul(Mth::load(m, i), beta1));
-    mv = Mth::add_scaled(mv, gv, omb1.v, omb1.one);
+    mv = Mth::add_scaled(mv, gv, omb1.v);
     M vv = Mth::r(Mth::mul(Mth::load(v, i), beta2));
     vv = Mth::addcmul(vv, omb2, gv, gv);
     Mth::store(m, i, mv);
@@ -603,7 +604,7 @@ struct RadamStep {
     M scaled_upd = Mth::r(Mth::mul(plain, adaptive));
     scaled_upd = Mth::r(Mth::mul(scaled_upd, rect));
     const M upd = Mth::pick(rectified, scaled_upd, plain);
-    Mth::store(p, i, Mth::add_scaled(s.k[0][j], upd, M(-1), false));
+    Mth::store(p, i, Mth::add_scaled(s.k[0][j], upd, M(-1)));
   }
 };
 

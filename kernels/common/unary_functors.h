@@ -26,18 +26,18 @@ struct IsAny : std::true_type {};
 // A float-only unary op: computes `expr` on x of type M (float for 16-bit inputs).
 // kNarrowIsFloatRounded: op(x) for a float16/bfloat16 x is exactly T(op(float(x))), so the CPU
 // loop may widen a block, run the float form (which vectorises) and round back.
-#define EMBER_FLOAT_UNARY(Name, expr)            \
-  struct Name##Op {                              \
+#define EMBER_FLOAT_UNARY(Name, expr)                   \
+  struct Name##Op {                                     \
     static constexpr bool kNarrowIsFloatRounded = true; \
-    template <class T>                           \
-    using Supports = IsFloat<T>;                 \
-    explicit Name##Op(const OpScalars& = {}) {}  \
-    template <class T>                           \
-    EMBER_HOST_DEVICE T operator()(T in) const { \
-      using M = opmath_t<T>;                     \
-      M x = static_cast<M>(in);                  \
-      return static_cast<T>(expr);               \
-    }                                            \
+    template <class T>                                  \
+    using Supports = IsFloat<T>;                        \
+    explicit Name##Op(const OpScalars& = {}) {}         \
+    template <class T>                                  \
+    EMBER_HOST_DEVICE T operator()(T in) const {        \
+      using M = opmath_t<T>;                            \
+      M x = static_cast<M>(in);                         \
+      return static_cast<T>(expr);                      \
+    }                                                   \
   };
 
 EMBER_FLOAT_UNARY(Exp, std::exp(x))

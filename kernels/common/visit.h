@@ -31,9 +31,11 @@ decltype(auto) visit_float_or_double(ScalarType t, F&& f) {
   return f(float{});
 }
 
+/// float16 and bfloat16 (is_reduced_float for a ScalarType): they compute in float (opmath_t).
 template <class T>
-constexpr bool is_float_type_v =
-    std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+template <class T>
+constexpr bool is_float_type_v = std::is_floating_point_v<T> || is_reduced_float_v<T>;
 template <class T>
 constexpr bool is_int_type_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 

@@ -30,9 +30,6 @@ struct DenseLoad {
                          uint8_t, In>;
 };
 
-template <class T>
-inline constexpr bool is_narrow_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
-
 /// Whether F's float16/bfloat16 form is its float form rounded: said by the functor
 /// (unary_functors.h), or F has a vectorised float body (vec_math.h: sigmoid, silu, mish, gelu
 /// compute in float too; tests/ops/vectorised_unary_test.cpp checks both kinds bit for bit).
@@ -70,7 +67,7 @@ EMBER_ALWAYS_INLINE void dense_run(char* const* data, int64_t begin, int64_t end
   if constexpr (sizeof...(In) == 1 && std::is_same_v<Out, float> &&
                 (std::is_same_v<In, float> && ...) && VecMath<F>::value) {
     vec_unary_f32(reinterpret_cast<const float*>(data[1]) + begin, out, n, f);
-  } else if constexpr (sizeof...(In) == 1 && is_narrow_float_v<Out> &&
+  } else if constexpr (sizeof...(In) == 1 && is_reduced_float_v<Out> &&
                        (std::is_same_v<In, Out> && ...) && NarrowIsFloatRounded<F>::value) {
     unary_narrow_as_float<Out>(reinterpret_cast<const uint16_t*>(data[1]) + begin,
                                reinterpret_cast<uint16_t*>(out), n, f);

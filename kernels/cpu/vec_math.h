@@ -13,8 +13,6 @@
 // layer below.
 #pragma once
 
-#include <algorithm>
-#include <cstdint>
 #include <type_traits>
 
 #include "kernels/common/unary_functors.h"

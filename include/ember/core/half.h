@@ -98,7 +98,9 @@ struct alignas(2) BFloat16 {
     return static_cast<uint16_t>(from_float_wide(f));
   }
   /// As Half's: the bits in a uint32_t (high half zero).
-  static EMBER_HOST_DEVICE float to_float_wide(uint32_t h) { return detail::f32_from_bits(h << 16); }
+  static EMBER_HOST_DEVICE float to_float_wide(uint32_t h) {
+    return detail::f32_from_bits(h << 16);
+  }
   static EMBER_HOST_DEVICE uint32_t from_float_wide(float f) {
     const uint32_t u = detail::f32_bits(f);
     const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;  // to nearest even
