@@ -33,6 +33,7 @@
 #include "ember/ops/nn_ops.h"
 #include "ember/ops/nn_pad.h"
 #include "ember/ops/nn_pool.h"
+#include "ember/ops/nn_rnn.h"
 #include "ember/ops/nn_resample.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/shape.h"

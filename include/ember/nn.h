@@ -27,6 +27,7 @@
 #include "ember/nn/modules/padding.h"
 #include "ember/nn/modules/pixelshuffle.h"
 #include "ember/nn/modules/pooling.h"
+#include "ember/nn/modules/rnn.h"
 #include "ember/nn/modules/upsampling.h"
 #include "ember/nn/pimpl.h"
 #include "ember/nn/utils.h"

@@ -1,0 +1,290 @@
+// RNN, LSTM, GRU: weight registration as PyTorch's RNNBase, input and state checks with its
+// messages, unbatched inputs; the math is ember/ops/nn_rnn.h's.
+#include "ember/nn/modules/rnn.h"
+
+#include <cmath>
+#include <ostream>
+#include <variant>
+
+#include "ember/core/warning.h"
+#include "ember/nn/init.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/nn_rnn.h"
+#include "src/core/check.h"
+
+namespace ember::nn {
+namespace detail {
+namespace {
+
+int64_t gate_count(const RNNOptionsBase::rnn_options_base_mode_t& mode) {
+  if (std::holds_alternative<enumtype::kLSTM>(mode)) return 4;
+  if (std::holds_alternative<enumtype::kGRU>(mode)) return 3;
+  return 1;
+}
+
+/// "LSTM", "GRU", "RNN" for messages.
+const char* mode_name(const RNNOptionsBase::rnn_options_base_mode_t& mode) {
+  if (std::holds_alternative<enumtype::kLSTM>(mode)) return "LSTM";
+  if (std::holds_alternative<enumtype::kGRU>(mode)) return "GRU";
+  return "RNN";
+}
+
+}  // namespace
+
+template <typename Derived>
+RNNImplBase<Derived>::RNNImplBase(const RNNOptionsBase& options_) : options_base(options_) {
+  const char* name = mode_name(options_base.mode());
+  const double p = options_base.dropout();
+  EMBER_CHECK_VALUE(p >= 0 && p <= 1,
+                    "{}: dropout should be a number in range [0, 1] representing the probability "
+                    "of an element being zeroed, got {}",
+                    name, p);
+  if (p > 0 && options_base.num_layers() == 1) {
+    warn(std::string(name) +
+         ": dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+         "expects num_layers greater than 1, but got dropout=" +
+         std::to_string(p) + " and num_layers=1");
+  }
+  EMBER_CHECK_VALUE(options_base.num_layers() >= 1, "{}: num_layers must be >= 1, got {}", name,
+                    options_base.num_layers());
+  EMBER_CHECK_VALUE(options_base.input_size() >= 0 && options_base.hidden_size() > 0,
+                    "{}: input_size must be >= 0 and hidden_size > 0, got {} and {}", name,
+                    options_base.input_size(), options_base.hidden_size());
+  EMBER_CHECK_VALUE(options_base.proj_size() >= 0,
+                    "{}: proj_size should be a positive integer or zero to disable projections, "
+                    "got {}",
+                    name, options_base.proj_size());
+  EMBER_CHECK_VALUE(options_base.proj_size() < options_base.hidden_size(),
+                    "{}: proj_size has to be smaller than hidden_size, got {} and {}", name,
+                    options_base.proj_size(), options_base.hidden_size());
+  EMBER_CHECK_VALUE(
+      options_base.proj_size() == 0 || std::holds_alternative<enumtype::kLSTM>(options_base.mode()),
+      "{}: proj_size argument is only supported for LSTM, not RNN or GRU", name);
+}
+
+template <typename Derived>
+int64_t RNNImplBase<Derived>::state_size() const {
+  return options_base.proj_size() > 0 ? options_base.proj_size() : options_base.hidden_size();
+}
+
+template <typename Derived>
+void RNNImplBase<Derived>::reset() {
+  const int64_t dirs = options_base.bidirectional() ? 2 : 1;
+  const int64_t gates = gate_count(options_base.mode()) * options_base.hidden_size();
+  const int64_t hidden = options_base.hidden_size();
+  const int64_t proj = options_base.proj_size();
+  flat_weights_names_.clear();
+  flat_weights_.clear();
+  for (int64_t layer = 0; layer < options_base.num_layers(); ++layer) {
+    const int64_t layer_input = layer == 0 ? options_base.input_size() : state_size() * dirs;
+    for (int64_t dir = 0; dir < dirs; ++dir) {
+      const std::string suffix = "_l" + std::to_string(layer) + (dir == 1 ? "_reverse" : "");
+      auto add = [&](const std::string& name, std::vector<int64_t> sizes) {
+        flat_weights_names_.push_back(name + suffix);
+        flat_weights_.push_back(this->register_parameter(name + suffix, ember::empty(sizes)));
+      };
+      add("weight_ih", {gates, layer_input});
+      add("weight_hh", {gates, state_size()});
+      if (options_base.bias()) {
+        add("bias_ih", {gates});
+        add("bias_hh", {gates});
+      }
+      if (proj > 0) add("weight_hr", {proj, hidden});
+    }
+  }
+  reset_parameters();
+}
+
+template <typename Derived>
+void RNNImplBase<Derived>::reset_parameters() {
+  const double stdv = 1.0 / std::sqrt(static_cast<double>(options_base.hidden_size()));
+  for (Tensor& w : flat_weights_) init::uniform_(w, -stdv, stdv);
+}
+
+template <typename Derived>
+void RNNImplBase<Derived>::flatten_parameters() {}
+
+template <typename Derived>
+std::vector<Tensor> RNNImplBase<Derived>::all_weights() const {
+  return flat_weights_;
+}
+
+template <typename Derived>
+void RNNImplBase<Derived>::pretty_print(std::ostream& stream) const {
+  const std::string name = mode_name(options_base.mode());
+  stream << std::boolalpha << "ember::nn::" << name << "(input_size=" << options_base.input_size()
+         << ", hidden_size=" << options_base.hidden_size()
+         << ", num_layers=" << options_base.num_layers() << ", bias=" << options_base.bias()
+         << ", batch_first=" << options_base.batch_first() << ", dropout=" << options_base.dropout()
+         << ", bidirectional=" << options_base.bidirectional();
+  if (options_base.proj_size() > 0) stream << ", proj_size=" << options_base.proj_size();
+  stream << ")";
+}
+
+template <typename Derived>
+void RNNImplBase<Derived>::check_input(const Tensor& input) const {
+  const char* name = mode_name(options_base.mode());
+  EMBER_CHECK_VALUE(input.dim() == 3, "{}: input must have 3 dimensions, got {}", name,
+                    input.dim());
+  EMBER_CHECK_VALUE(input.size(-1) == options_base.input_size(),
+                    "{}: input.size(-1) must be equal to input_size. Expected {}, got {}", name,
+                    options_base.input_size(), input.size(-1));
+  const Tensor& w = flat_weights_.front();
+  EMBER_CHECK_TYPE(input.dtype() == w.dtype() && input.device() == w.device(),
+                   "{}: input must have the weights' dtype and device ({}, {}), got {} on {}", name,
+                   w.dtype(), w.device(), input.dtype(), input.device());
+}
+
+template <typename Derived>
+std::vector<int64_t> RNNImplBase<Derived>::expected_state_size(const Tensor& input,
+                                                               int64_t size) const {
+  const int64_t batch = options_base.batch_first() ? input.size(0) : input.size(1);
+  return {options_base.num_layers() * (options_base.bidirectional() ? 2 : 1), batch, size};
+}
+
+template <typename Derived>
+void RNNImplBase<Derived>::check_state_size(const Tensor& state,
+                                            const std::vector<int64_t>& expected,
+                                            const char* what) const {
+  EMBER_CHECK_VALUE(state.sizes() == IntArrayRef(expected), "{}: Expected {} size {}, got {}",
+                    mode_name(options_base.mode()), what, IntArrayRef(expected), state.sizes());
+  const Tensor& w = flat_weights_.front();
+  EMBER_CHECK_TYPE(state.dtype() == w.dtype() && state.device() == w.device(),
+                   "{}: {} must have the weights' dtype and device ({}, {}), got {} on {}",
+                   mode_name(options_base.mode()), what, w.dtype(), w.device(), state.dtype(),
+                   state.device());
+}
+
+template class RNNImplBase<RNNImpl>;
+template class RNNImplBase<LSTMImpl>;
+template class RNNImplBase<GRUImpl>;
+
+}  // namespace detail
+
+namespace {
+
+/// The layer's batched (3-D) input and whether it was unbatched; Python's messages.
+std::pair<Tensor, bool> batched_input(const char* name, const Tensor& input, bool batch_first) {
+  EMBER_CHECK_VALUE(input.dim() == 2 || input.dim() == 3,
+                    "{}: Expected input to be 2-D or 3-D but received {}-D tensor", name,
+                    input.dim());
+  if (input.dim() == 3) return {input, false};
+  return {input.unsqueeze(batch_first ? 0 : 1), true};
+}
+
+/// A given state made batched like the input (its rank checked against the input's).
+Tensor batched_state(const char* name, const Tensor& state, bool unbatched) {
+  if (unbatched) {
+    EMBER_CHECK_VALUE(state.dim() == 2,
+                      "{}: For unbatched 2-D input, hx should also be 2-D but got {}-D tensor",
+                      name, state.dim());
+    return state.unsqueeze(1);
+  }
+  EMBER_CHECK_VALUE(state.dim() == 3,
+                    "{}: For batched 3-D input, hx should also be 3-D but got {}-D tensor", name,
+                    state.dim());
+  return state;
+}
+
+Tensor unbatch_output(const Tensor& output, bool unbatched, bool batch_first) {
+  return unbatched ? output.squeeze(batch_first ? 0 : 1) : output;
+}
+
+}  // namespace
+
+// ---- RNN ----
+RNNImpl::RNNImpl(const RNNOptions& options_)
+    : RNNImplBase(detail::RNNOptionsBase(
+                      std::holds_alternative<enumtype::kTanh>(options_.nonlinearity())
+                          ? detail::RNNOptionsBase::rnn_options_base_mode_t(enumtype::kRNN_TANH())
+                          : enumtype::kRNN_RELU(),
+                      options_.input_size(), options_.hidden_size())
+                      .num_layers(options_.num_layers())
+                      .bias(options_.bias())
+                      .batch_first(options_.batch_first())
+                      .dropout(options_.dropout())
+                      .bidirectional(options_.bidirectional())),
+      options(options_) {
+  reset();
+}
+
+std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, Tensor hx) {
+  auto [x, unbatched] = batched_input("RNN", input, options.batch_first());
+  check_input(x);
+  const std::vector<int64_t> state = expected_state_size(x, state_size());
+  hx = hx.defined() ? batched_state("RNN", hx, unbatched) : zeros(state, x.options());
+  check_state_size(hx, state, "hidden");
+  const bool tanh = std::holds_alternative<enumtype::kTanh>(options.nonlinearity());
+  auto run = tanh ? &ember::rnn_tanh : &ember::rnn_relu;
+  auto [out, h_n] =
+      run(x, hx, flat_weights_, options.bias(), options.num_layers(), options.dropout(),
+          this->is_training(), options.bidirectional(), options.batch_first());
+  return {unbatch_output(out, unbatched, options.batch_first()), unbatched ? h_n.squeeze(1) : h_n};
+}
+
+// ---- LSTM ----
+LSTMImpl::LSTMImpl(const LSTMOptions& options_)
+    : RNNImplBase(
+          detail::RNNOptionsBase(enumtype::kLSTM(), options_.input_size(), options_.hidden_size())
+              .num_layers(options_.num_layers())
+              .bias(options_.bias())
+              .batch_first(options_.batch_first())
+              .dropout(options_.dropout())
+              .bidirectional(options_.bidirectional())
+              .proj_size(options_.proj_size())),
+      options(options_) {
+  reset();
+}
+
+std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(
+    const Tensor& input, std::optional<std::tuple<Tensor, Tensor>> hx_opt) {
+  auto [x, unbatched] = batched_input("LSTM", input, options.batch_first());
+  check_input(x);
+  const std::vector<int64_t> h_size = expected_state_size(x, state_size());
+  const std::vector<int64_t> c_size = expected_state_size(x, options.hidden_size());
+  Tensor h0, c0;
+  if (hx_opt) {
+    h0 = batched_state("LSTM", std::get<0>(*hx_opt), unbatched);
+    c0 = batched_state("LSTM", std::get<1>(*hx_opt), unbatched);
+  } else {
+    h0 = zeros(h_size, x.options());
+    c0 = zeros(c_size, x.options());
+  }
+  check_state_size(h0, h_size, "hidden[0]");
+  check_state_size(c0, c_size, "hidden[1]");
+  auto [out, h_n, c_n] = ember::lstm(x, {h0, c0}, flat_weights_, options.bias(),
+                                     options.num_layers(), options.dropout(), this->is_training(),
+                                     options.bidirectional(), options.batch_first());
+  if (unbatched) {
+    h_n = h_n.squeeze(1);
+    c_n = c_n.squeeze(1);
+  }
+  return {unbatch_output(out, unbatched, options.batch_first()), {h_n, c_n}};
+}
+
+// ---- GRU ----
+GRUImpl::GRUImpl(const GRUOptions& options_)
+    : RNNImplBase(
+          detail::RNNOptionsBase(enumtype::kGRU(), options_.input_size(), options_.hidden_size())
+              .num_layers(options_.num_layers())
+              .bias(options_.bias())
+              .batch_first(options_.batch_first())
+              .dropout(options_.dropout())
+              .bidirectional(options_.bidirectional())),
+      options(options_) {
+  reset();
+}
+
+std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, Tensor hx) {
+  auto [x, unbatched] = batched_input("GRU", input, options.batch_first());
+  check_input(x);
+  const std::vector<int64_t> state = expected_state_size(x, state_size());
+  hx = hx.defined() ? batched_state("GRU", hx, unbatched) : zeros(state, x.options());
+  check_state_size(hx, state, "hidden");
+  auto [out, h_n] =
+      ember::gru(x, hx, flat_weights_, options.bias(), options.num_layers(), options.dropout(),
+                 this->is_training(), options.bidirectional(), options.batch_first());
+  return {unbatch_output(out, unbatched, options.batch_first()), unbatched ? h_n.squeeze(1) : h_n};
+}
+
+}  // namespace ember::nn
