@@ -1,19 +1,22 @@
-// BENCHMARKS.md §5(a) and §5(b), one training step of an MLP or a LeNet-style CNN, LibTorch side
-// (the same code as train_step_ember.cpp, torch:: for ember::). Linear 784->512, ReLU, Linear
-// 512->256, ReLU, Linear 256->10 (default init); x [64, 784] ~ randn and labels [64] ~ U{0..9},
-// created once; one step = zero_grad, forward, cross_entropy (mean), backward, opt.step(). §5(b):
-// Conv 1->32 5x5, ReLU, MaxPool 2, Conv 32->64 5x5, ReLU, MaxPool 2, flatten (1024), Linear
-// 1024->128, ReLU, Linear 128->10 on x [64, 1, 28, 28] ~ randn. Cases: mlp_sgd, lenet_sgd (SGD lr
-// 0.01, momentum 0.9), mlp_adam, lenet_adam (Adam lr 1e-3, betas 0.9/0.999, eps 1e-8). Reported in
-// ms per step, 5 timed repetitions. The check: the first loss is near ln(10) (a default-initialised
-// classifier on 10 classes) and the loss after the timed steps is lower.
-// Usage: train_step_torch <case> <threads>; --list prints the cases.
+// BENCHMARKS.md §5(a), (b) and (c), one training step of an MLP, a LeNet-style CNN or an LSTM
+// language model, LibTorch side (the same code as train_step_ember.cpp, torch:: for ember::).
+// §5(a): Linear 784->512, ReLU, Linear 512->256, ReLU, Linear 256->10 (default init); x [64, 784] ~
+// randn and labels [64] ~ U{0..9}, created once; one step = zero_grad, forward, cross_entropy
+// (mean), backward, opt.step(). §5(b): Conv 1->32 5x5, ReLU, MaxPool 2, Conv 32->64 5x5, ReLU,
+// MaxPool 2, flatten (1024), Linear 1024->128, ReLU, Linear 128->10 on x [64, 1, 28, 28] ~ randn.
+// §5(c): LstmLm below on tokens [35, 20] ~ U{0..9999}, cross_entropy over the 700 positions. Cases:
+// mlp_sgd, lenet_sgd, lstm_sgd (SGD lr 0.01, momentum 0.9), mlp_adam, lenet_adam, lstm_adam (Adam
+// lr 1e-3, betas 0.9/0.999, eps 1e-8). Reported in ms per step, 5 timed repetitions. The check:
+// the first loss is near ln(classes) (a default-initialised classifier) and the loss after the
+// timed steps is lower. Usage: train_step_torch <case> <threads>; --list prints the cases.
 #include <torch/torch.h>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench_timer.h"
@@ -21,7 +24,8 @@
 
 namespace {
 
-const std::vector<std::string> kCases = {"mlp_sgd", "mlp_adam", "lenet_sgd", "lenet_adam"};
+const std::vector<std::string> kCases = {"mlp_sgd",    "mlp_adam", "lenet_sgd",
+                                         "lenet_adam", "lstm_sgd", "lstm_adam"};
 
 /// The §5(a) MLP with each library's default initialisation.
 torch::nn::Sequential train_step_mlp() {
@@ -41,10 +45,28 @@ torch::nn::Sequential train_step_lenet() {
 
 bool train_step_is_lenet(const std::string& cas) { return cas.rfind("lenet", 0) == 0; }
 
+/// The §5(c) LSTM language model with each library's default initialisation: Embedding(10000,
+/// 128), LSTM(128, 256, 2 layers, seq-first, zero initial state), Linear(256, 10000); forward
+/// gives the logits of every position, [seq * batch, 10000].
+struct LstmLmImpl : torch::nn::Module {
+  LstmLmImpl()
+      : embed(register_module("embed", torch::nn::Embedding(10000, 128))),
+        lstm(register_module("lstm",
+                             torch::nn::LSTM(torch::nn::LSTMOptions(128, 256).num_layers(2)))),
+        head(register_module("head", torch::nn::Linear(256, 10000))) {}
+  torch::Tensor forward(const torch::Tensor& tokens) {
+    auto out = std::get<0>(lstm->forward(embed->forward(tokens)));
+    return head->forward(out).view({-1, 10000});
+  }
+  torch::nn::Embedding embed{nullptr};
+  torch::nn::LSTM lstm{nullptr};
+  torch::nn::Linear head{nullptr};
+};
+
 /// The case's optimizer over `params`.
 std::unique_ptr<torch::optim::Optimizer> train_step_optimizer(const std::string& cas,
                                                               std::vector<torch::Tensor> params) {
-  if (cas == "mlp_sgd" || cas == "lenet_sgd") {
+  if (cas.size() > 4 && cas.compare(cas.size() - 4, 4, "_sgd") == 0) {
     return std::make_unique<torch::optim::SGD>(std::move(params),
                                                torch::optim::SGDOptions(0.01).momentum(0.9));
   }
@@ -54,10 +76,9 @@ std::unique_ptr<torch::optim::Optimizer> train_step_optimizer(const std::string&
 }
 
 /// The loss of the current parameters, without recording a graph.
-double train_step_loss(torch::nn::Sequential& model, const torch::Tensor& x,
-                       const torch::Tensor& labels) {
+double train_step_loss(const std::function<torch::Tensor()>& loss) {
   torch::NoGradGuard no_grad;
-  return torch::nn::functional::cross_entropy(model->forward(x), labels).item<double>();
+  return loss().item<double>();
 }
 
 }  // namespace
@@ -72,17 +93,37 @@ int main(int argc, char** argv) {
   torch::manual_seed(0);
   const bench::Tag tag{"train_step", cas, threads.name, "libtorch"};
 
-  auto model = train_step_is_lenet(cas) ? train_step_lenet() : train_step_mlp();
-  const auto x = train_step_is_lenet(cas) ? torch::randn({64, 1, 28, 28}) : torch::randn({64, 784});
-  const auto labels = torch::randint(0, 10, {64});
-  auto opt = train_step_optimizer(cas, model->parameters());
-  const double first_loss = train_step_loss(model, x, labels);
+  // The case's model, its fixed inputs (created once) and its loss.
+  std::vector<torch::Tensor> params;
+  std::function<torch::Tensor()> loss_fn;
+  double classes = 10;
+  if (cas.rfind("lstm", 0) == 0) {
+    auto lm = std::make_shared<LstmLmImpl>();
+    const auto tokens = torch::randint(0, 10000, {35, 20});
+    const auto targets = torch::randint(0, 10000, {35 * 20});
+    params = lm->parameters();
+    loss_fn = [lm, tokens, targets] {
+      return torch::nn::functional::cross_entropy(lm->forward(tokens), targets);
+    };
+    classes = 10000;
+  } else {
+    auto model = train_step_is_lenet(cas) ? train_step_lenet() : train_step_mlp();
+    const auto x =
+        train_step_is_lenet(cas) ? torch::randn({64, 1, 28, 28}) : torch::randn({64, 784});
+    const auto labels = torch::randint(0, 10, {64});
+    params = model->parameters();
+    loss_fn = [model, x, labels]() mutable {
+      return torch::nn::functional::cross_entropy(model->forward(x), labels);
+    };
+  }
+  auto opt = train_step_optimizer(cas, params);
+  const double first_loss = train_step_loss(loss_fn);
 
   long steps = 0;
   const auto t = bench::measure(
       [&] {
         opt->zero_grad();
-        auto loss = torch::nn::functional::cross_entropy(model->forward(x), labels);
+        auto loss = loss_fn();
         loss.backward();
         opt->step();
         ++steps;
@@ -90,8 +131,8 @@ int main(int argc, char** argv) {
       5);
   bench::print_time(tag, t, 1e3, "ms/step");
 
-  const double last_loss = train_step_loss(model, x, labels);
-  const bool ok = std::isfinite(last_loss) && std::abs(first_loss - std::log(10.0)) < 0.5 &&
+  const double last_loss = train_step_loss(loss_fn);
+  const bool ok = std::isfinite(last_loss) && std::abs(first_loss - std::log(classes)) < 0.5 &&
                   last_loss < first_loss;
   bench::print_info(tag, std::string("check=") + (ok ? "pass" : "FAIL") +
                              bench::format(" first_loss=%.4f last_loss=%.4g steps=%ld", first_loss,

@@ -8,6 +8,7 @@
 #include "ember/ops/linalg.h"
 #include "ember/ops/nn_ops.h"
 #include "ember/ops/shape.h"
+#include "src/autograd/record.h"
 #include "src/core/check.h"
 
 namespace ember {
@@ -80,6 +81,25 @@ void check_state(const char* op, const char* name, const Tensor& state, int64_t 
                    input.dtype(), input.device(), state.dtype(), state.device());
 }
 
+/// `x` cut along `dim` into pieces of `size` (unbind when size is 0: the dim dropped), recorded as
+/// one node whose backward joins the pieces' gradients, as PyTorch's UnbindBackward and
+/// SplitBackward: the per-piece select or narrow nodes would each add a full-size gradient.
+std::vector<Tensor> split_recorded(const Tensor& x, int64_t dim, int64_t size) {
+  autograd::OpRecording rec(x);
+  std::vector<Tensor> pieces = size == 0 ? x.unbind(dim) : x.split(size, dim);
+  if (!rec) return pieces;
+  autograd::record_list(
+      size == 0 ? "UnbindBackward0" : "SplitBackward0", pieces, autograd::edges_of(x),
+      [dim, size, piece = DimVector(pieces.front().sizes()), options = x.options()](
+          ArrayRef<Tensor> grads, autograd::NeedsGrad) -> autograd::Grads {
+        std::vector<Tensor> parts(grads.begin(), grads.end());
+        for (Tensor& g : parts)
+          if (!g.defined()) g = zeros(piece, options);
+        return size == 0 ? stack(parts, dim) : cat(parts, dim);
+      });
+  return pieces;
+}
+
 /// h·W_hhᵀ added to `gi`, the input's projection that already holds the biases.
 Tensor recur(const Tensor& gi, const Tensor& h, const Tensor& w_hh) {
   return addmm(gi, h, w_hh.t());
@@ -96,7 +116,8 @@ void step(Cell cell, const Tensor& gi, const CellWeights& w, Tensor& h, Tensor& 
       h = recur(gi, h, w.w_hh).relu();
       return;
     case Cell::kLSTM: {
-      std::vector<Tensor> g = recur(gi, h, w.w_hh).chunk(4, 1);
+      Tensor gates = recur(gi, h, w.w_hh);
+      std::vector<Tensor> g = split_recorded(gates, 1, gates.size(1) / 4);
       c = g[1].sigmoid() * c + g[0].sigmoid() * g[2].tanh();
       h = g[3].sigmoid() * c.tanh();
       if (w.w_hr.defined()) h = mm(h, w.w_hr.t());
@@ -105,8 +126,8 @@ void step(Cell cell, const Tensor& gi, const CellWeights& w, Tensor& h, Tensor& 
     case Cell::kGRU: {
       // The hidden side keeps its own bias: r multiplies W_hn·h + b_hn, not the sum.
       Tensor gh = w.b_hh.defined() ? addmm(w.b_hh, h, w.w_hh.t()) : mm(h, w.w_hh.t());
-      std::vector<Tensor> i = gi.chunk(3, 1);
-      std::vector<Tensor> hh = gh.chunk(3, 1);
+      std::vector<Tensor> i = split_recorded(gi, 1, gi.size(1) / 3);
+      std::vector<Tensor> hh = split_recorded(gh, 1, gh.size(1) / 3);
       Tensor r = (i[0] + hh[0]).sigmoid();
       Tensor z = (i[1] + hh[1]).sigmoid();
       Tensor n = (i[2] + r * hh[2]).tanh();
@@ -152,9 +173,7 @@ DirectionResult run_direction(Cell cell, const Tensor& x, Tensor h, Tensor c, co
                               bool reverse) {
   const int64_t steps = x.size(0);
   Tensor proj = input_projection(cell, x, w);
-  // unbind, not select per step: its backward stacks the step gradients once instead of
-  // adding T full-size scatters.
-  const std::vector<Tensor> per_step = proj.unbind(0);
+  const std::vector<Tensor> per_step = split_recorded(proj, 0, 0);
   std::vector<Tensor> outputs(static_cast<size_t>(steps));
   for (int64_t k = 0; k < steps; ++k) {
     const int64_t t = reverse ? steps - 1 - k : k;
