@@ -37,6 +37,9 @@ struct DimLoop {
   int64_t size = 1;  // length of the worked-on dim of the input
   int64_t inner = 1;
   const char* in = nullptr;
+  // A second operand laid out as `in`, of in_dtype: the softmax backward rows read the output
+  // from `in` and the incoming gradient from here.
+  const char* in2 = nullptr;
   ScalarType in_dtype = ScalarType::Float;
   char* out[2] = {nullptr,
                   nullptr};  // values (out_dtype), then int64 indices where the op has them

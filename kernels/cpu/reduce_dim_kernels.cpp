@@ -108,6 +108,52 @@ void softmax_kernel(const DimLoop& L) {
   });
 }
 
+// ---- softmax / log_softmax backward, dense rows ----
+// grad_input = y·(g - Σ g·y) (softmax) or g - exp(y)·Σ g (log_softmax; y is a log-probability,
+// <= 0, which is exp_nonpositive's domain). Two passes over a row that stays in cache, where the
+// composition makes four full-size ops (and their temporaries) out of it.
+template <class T, bool kLog>
+void softmax_backward_rows(const DimLoop& L) {
+  using M = opmath_t<T>;
+  constexpr int64_t kLanes = 16;  // independent partial sums, so the sum vectorises
+  const int64_t D = L.size;
+  const T* y_all = reinterpret_cast<const T*>(L.in);
+  const T* g_all = reinterpret_cast<const T*>(L.in2);
+  T* out_all = reinterpret_cast<T*>(L.out[0]);
+  parallel_for(0, L.outer, line_grain(D), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const T* __restrict__ y = y_all + r * D;
+      const T* __restrict__ g = g_all + r * D;
+      T* __restrict__ out = out_all + r * D;
+      M part[kLanes] = {};
+      const int64_t body = D - D % kLanes;
+      for (int64_t k = 0; k < body; k += kLanes)
+        for (int64_t j = 0; j < kLanes; ++j) {
+          const M gk = static_cast<M>(g[k + j]);
+          part[j] += kLog ? gk : gk * static_cast<M>(y[k + j]);
+        }
+      M s = 0;
+      for (int64_t j = 0; j < kLanes; ++j) s += part[j];
+      for (int64_t k = body; k < D; ++k)
+        s += kLog ? static_cast<M>(g[k]) : static_cast<M>(g[k]) * static_cast<M>(y[k]);
+      for (int64_t k = 0; k < D; ++k) {
+        const M yk = static_cast<M>(y[k]), gk = static_cast<M>(g[k]);
+        out[k] = static_cast<T>(kLog ? gk - softmax_exp(yk) * s : yk * (gk - s));
+      }
+    }
+  });
+}
+
+template <bool kLog>
+void softmax_backward_kernel(const DimLoop& L) {
+  if (L.outer * L.size == 0) return;
+  // The op sends dense rows only (inner == 1); other layouts take the composition.
+  visit_dtype(L.in_dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_float_type_v<T>) softmax_backward_rows<T, kLog>(L);
+  });
+}
+
 // ---- cumsum / cumprod: integers and bool scan in int64, float in double (PyTorch's CPU
 // acc_type), 16-bit floats in float ----
 template <class T>
@@ -282,6 +328,8 @@ void register_cpu_reduce_dim_kernels() {
   constexpr DtypeMask kNotBool = dtype_mask_where<IsNotBoolT>();
   register_kernel<OpId::softmax>(kCPU, &softmax_kernel<false>, kFloats);
   register_kernel<OpId::log_softmax>(kCPU, &softmax_kernel<true>, kFloats);
+  register_kernel<OpId::softmax_backward>(kCPU, &softmax_backward_kernel<false>, kFloats);
+  register_kernel<OpId::log_softmax_backward>(kCPU, &softmax_backward_kernel<true>, kFloats);
   register_kernel<OpId::cumsum>(kCPU, &scan_kernel<false>, kAllDtypes);
   register_kernel<OpId::cumprod>(kCPU, &scan_kernel<true>, kAllDtypes);
   register_kernel<OpId::sort>(kCPU, &sort_kernel, kAllDtypes);

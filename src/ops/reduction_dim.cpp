@@ -43,6 +43,51 @@ Tensor softmax_impl(OpId op, const Tensor& self, int64_t dim, std::optional<Scal
   return out;
 }
 
+// grad_input of softmax (log_softmax) from its output y and the gradient g: y·(g - Σ g·y)
+// (g - exp(y)·Σ g) along d. Rows (d the last dim of the contiguous output) run one fused kernel
+// where the device has it; otherwise, or when autograd must record (double backward), the
+// composition.
+Tensor softmax_backward_impl(OpId op, const Tensor& grad, const Tensor& output, int64_t dim,
+                             ScalarType input_dtype) {
+  const char* name = op_name(op);
+  check_defined(grad, name);
+  check_defined(output, name);
+  EMBER_CHECK_VALUE(grad.sizes() == output.sizes(),
+                    "{}: grad_output and output must have the same size, got {} and {}", name,
+                    grad.sizes(), output.sizes());
+  EMBER_CHECK_TYPE(grad.dtype() == output.dtype() && is_floating_point(output.dtype()) &&
+                       is_floating_point(input_dtype),
+                   "{}: expected floating grad_output and output of one dtype and a floating "
+                   "input_dtype, got {}, {} and {}",
+                   name, grad.dtype(), output.dtype(), input_dtype);
+  EMBER_CHECK(grad.device() == output.device(),
+              "{}: grad_output and output must be on one device, got {} and {}", name,
+              grad.device(), output.device());
+  const int64_t d = wrap_dim(dim, output.dim(), name);
+  const bool is_log = op == OpId::log_softmax_backward;
+  auto composed = [&] {
+    // 16-bit operands compute in float, as the kernel (and PyTorch) do: rounding every
+    // intermediate to 16 bits would drift from both.
+    const bool widen = is_reduced_float(output.scalar_type());
+    const Tensor g = widen ? cast_to(grad, kFloat) : grad;
+    const Tensor y = widen ? cast_to(output, kFloat) : output;
+    Tensor r = is_log ? g - y.exp() * g.sum({d}, /*keepdim=*/true)
+                      : y * (g - (g * y).sum({d}, /*keepdim=*/true));
+    return cast_to(r, input_dtype);
+  };
+  if (autograd::needs_grad(grad, output) || output.dim() == 0 || d != output.dim() - 1 ||
+      !supports(op, output.device().type(), output.scalar_type()))
+    return composed();
+  Tensor y = output.contiguous(), g = grad.contiguous();
+  Tensor out = empty(y.sizes(), y.options());
+  DimLoop L = make_dim_loop(y, d);
+  L.in2 = static_cast<const char*>(g.data_ptr());
+  L.out[0] = static_cast<char*>(out.data_ptr());
+  L.out_dtype = out.dtype();
+  run_dim_kernel(op, y.device(), L);
+  return cast_to(out, input_dtype);
+}
+
 // Integers and bool scan into int64 unless a dtype is given; a dtype converts the input first.
 Tensor scan_impl(OpId op, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   const char* name = op_name(op);
@@ -74,6 +119,14 @@ Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype)
 }
 Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   return softmax_impl(OpId::log_softmax, self, dim, dtype);
+}
+Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                              ScalarType input_dtype) {
+  return softmax_backward_impl(OpId::softmax_backward, grad_output, output, dim, input_dtype);
+}
+Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                                  ScalarType input_dtype) {
+  return softmax_backward_impl(OpId::log_softmax_backward, grad_output, output, dim, input_dtype);
 }
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   return scan_impl(OpId::cumsum, self, dim, dtype);

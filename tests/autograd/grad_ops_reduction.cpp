@@ -167,6 +167,13 @@ void add_reduction_grad_ops(std::vector<GradOpInfo>& ops) {
   ops.push_back(unary("softmax", {5}, [](T x) { return softmax(x, -1, kDouble); }));
   ops.push_back(gradgrad(unary("log_softmax", k2d, [](T x) { return log_softmax(x, 1); })));
   ops.push_back(gradgrad(unary("log_softmax", k3d, [](T x) { return log_softmax(x, -2); })));
+  // The gradients themselves (ATen's _*_backward_data), differentiable in grad and output.
+  ops.push_back(grad_op_entry("_softmax_backward_data", {{3, 4}, {3, 4}}, [](const auto& v) {
+    return _softmax_backward_data(v[0], v[1], 1, kDouble);
+  }));
+  ops.push_back(grad_op_entry(
+      "_log_softmax_backward_data", {{4, 3, 2}, {4, 3, 2}},
+      [](const auto& v) { return _log_softmax_backward_data(v[0], v[1], 0, kDouble); }));
 
   // cumsum, cumprod (with_zeros along dim 1: slices with one and two zeros; along dim 0: at most
   // one zero a slice, where the second derivative is exact too)

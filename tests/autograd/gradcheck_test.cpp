@@ -134,7 +134,8 @@ const std::set<std::string> kNotDifferentiable = {
 const std::vector<std::string> kFamilyOps = {
     // reductions (argmax, argmin, argsort, all, any, count_nonzero have integer/bool results)
     "sum", "mean", "prod", "amax", "amin", "max", "min", "var", "std", "var_mean", "std_mean",
-    "norm", "logsumexp", "softmax", "log_softmax", "cumsum", "cumprod", "sort", "topk", "median",
+    "norm", "logsumexp", "softmax", "log_softmax", "_softmax_backward_data",
+    "_log_softmax_backward_data", "cumsum", "cumprod", "sort", "topk", "median",
     // views and shapes
     "view", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "t",
     "expand", "narrow", "select", "slice", "split", "split_with_sizes", "chunk", "unbind",

@@ -89,6 +89,15 @@ const std::map<std::string, Runner>& runners() {
       {"softmax", [](const GoldenCase& c) -> Outs { return {softmax(c.arg(0), c.ints.at(0))}; }},
       {"log_softmax",
        [](const GoldenCase& c) -> Outs { return {log_softmax(c.arg(0), c.ints.at(0))}; }},
+      {"_softmax_backward_data",
+       [](const GoldenCase& c) -> Outs {
+         return {_softmax_backward_data(c.arg(0), c.arg(1), c.ints.at(0), c.arg(1).scalar_type())};
+       }},
+      {"_log_softmax_backward_data",
+       [](const GoldenCase& c) -> Outs {
+         return {
+             _log_softmax_backward_data(c.arg(0), c.arg(1), c.ints.at(0), c.arg(1).scalar_type())};
+       }},
       {"cumsum", [](const GoldenCase& c) -> Outs { return {cumsum(c.arg(0), c.ints.at(0))}; }},
       {"cumprod", [](const GoldenCase& c) -> Outs { return {cumprod(c.arg(0), c.ints.at(0))}; }},
       {"all",

@@ -138,6 +138,8 @@
   _(cumprod, AlongDim)                    \
   _(softmax, AlongDim)                    \
   _(log_softmax, AlongDim)                \
+  _(softmax_backward, AlongDim)           \
+  _(log_softmax_backward, AlongDim)       \
   _(sort, AlongDim)                       \
   _(topk, AlongDim)                       \
   _(median, AlongDim)                     \

@@ -82,6 +82,14 @@ EMBER_API Tensor softmax(const Tensor& self, int64_t dim,
                          std::optional<ScalarType> dtype = std::nullopt);
 EMBER_API Tensor log_softmax(const Tensor& self, int64_t dim,
                              std::optional<ScalarType> dtype = std::nullopt);
+/// ATen's softmax gradient: grad_input = output·(grad_output - Σ grad_output·output) along dim,
+/// as input_dtype. One fused pass per row on the CPU; differentiable (composed of ops) when an
+/// operand requires grad.
+EMBER_API Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output,
+                                        int64_t dim, ScalarType input_dtype);
+/// ATen's log_softmax gradient: grad_input = grad_output - exp(output)·Σ grad_output along dim.
+EMBER_API Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output,
+                                            int64_t dim, ScalarType input_dtype);
 EMBER_API Tensor cumsum(const Tensor& self, int64_t dim,
                         std::optional<ScalarType> dtype = std::nullopt);
 EMBER_API Tensor cumprod(const Tensor& self, int64_t dim,

@@ -40,16 +40,17 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, const Tensor& re
 void softmax(const Tensor& result, const Tensor& self, int64_t dim) {
   record("SoftmaxBackward0", result, edges_of(self),
          [result_ = save_output(result), dim](const Tensor& grad) {
+           // Fused where it can be; composed (so differentiable) under create_graph.
            Tensor out = result_.unpack();
-           Tensor gy = grad * out;
-           return gy - out * gy.sum({dim}, /*keepdim=*/true);
+           return _softmax_backward_data(grad, out, dim, out.scalar_type());
          });
 }
 
 void log_softmax(const Tensor& result, const Tensor& self, int64_t dim) {
   record("LogSoftmaxBackward0", result, edges_of(self),
          [result_ = save_output(result), dim](const Tensor& grad) {
-           return grad - result_.unpack().exp() * grad.sum({dim}, /*keepdim=*/true);
+           Tensor out = result_.unpack();
+           return _log_softmax_backward_data(grad, out, dim, out.scalar_type());
          });
 }
 

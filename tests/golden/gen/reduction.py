@@ -185,6 +185,21 @@ def gen_reduction():
                  [x_for(f"{op}/tr", [4, 6], torch.float32)], iargs=[-1], flags=["transposed"])
         fam.case(f"{op}/empty_float32", f"torch.{op}(a0, dim=i0)", [torch.empty(0, 3)], iargs=[1])
 
+    # _softmax_backward_data/_log_softmax_backward_data(grad=a0, output=a1, dim=i0, dtype):
+    # the output is the forward op's on a random input; rows (dim -1, the fused CPU kernel, with
+    # lengths past its 16-lane blocks) and other dims (the composition).
+    for op, fwd in (("_softmax_backward_data", "softmax"),
+                    ("_log_softmax_backward_data", "log_softmax")):
+        for dt in FLOATS:
+            for dim, shape in ((-1, [3, 37]), (-1, [2, 3, 16]), (1, [3, 4, 5]), (0, [4, 3])):
+                name = f"{op}/dim{dim}_{len(shape)}d_{dn(dt)}".replace("-", "neg")
+                rr = Rng(name)
+                out = getattr(torch, fwd)(rr.uniform(shape, -4, 4, torch.float64), dim).to(dt)
+                grad = rr.uniform(shape, -2, 2, dt)
+                fam.case(name, f"torch.{op}(a0, a1, i0, a1.dtype)", [grad, out], iargs=[dim])
+        fam.case(f"{op}/empty_float32", f"torch.{op}(a0, a1, i0, a1.dtype)",
+                 [torch.empty(0, 3), torch.empty(0, 3)], iargs=[1])
+
     # cumsum/cumprod(a0, dim=i0)
     for op in ("cumsum", "cumprod"):
         for dt in FLOATS + (torch.int32, torch.int64, torch.bool, torch.uint8):
