@@ -16,6 +16,7 @@ void register_cpu_batchnorm_kernels();
 void register_cpu_pad_kernels();
 void register_cpu_resample_kernels();
 void register_cpu_optim_kernels();
+void register_cpu_rnn_kernels();
 
 void register_cpu_kernels() {
   register_cpu_unary_kernels();
@@ -33,6 +34,7 @@ void register_cpu_kernels() {
   register_cpu_pad_kernels();
   register_cpu_resample_kernels();
   register_cpu_optim_kernels();
+  register_cpu_rnn_kernels();
 }
 
 }  // namespace ember

@@ -71,3 +71,4 @@ using Eigh = void (*)(ScalarType dtype, const EighParams& p);          // syevd
 #include "src/dispatch/kernel_signatures_pad.h"
 #include "src/dispatch/kernel_signatures_pool.h"
 #include "src/dispatch/kernel_signatures_resample.h"
+#include "src/dispatch/kernel_signatures_rnn.h"

@@ -10,6 +10,7 @@
 #include "ember/ops/shape.h"
 #include "src/autograd/record.h"
 #include "src/core/check.h"
+#include "src/ops/nn_rnn_lstm.h"
 
 namespace ember {
 namespace {
@@ -173,6 +174,10 @@ DirectionResult run_direction(Cell cell, const Tensor& x, Tensor h, Tensor c, co
                               bool reverse) {
   const int64_t steps = x.size(0);
   Tensor proj = input_projection(cell, x, w);
+  if (cell == Cell::kLSTM && detail::lstm_layer_supported(x)) {
+    detail::LstmLayerResult r = detail::lstm_layer(proj, h, c, w.w_hh, w.w_hr, reverse);
+    return {r.output, r.h, r.c};
+  }
   const std::vector<Tensor> per_step = split_recorded(proj, 0, 0);
   std::vector<Tensor> outputs(static_cast<size_t>(steps));
   for (int64_t k = 0; k < steps; ++k) {

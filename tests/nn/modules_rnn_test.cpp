@@ -54,6 +54,46 @@ TEST(RNNGradcheck, LSTMStackWithProjectionBidirectional) {
   EXPECT_TRUE(autograd::gradcheck(fn, inputs));
 }
 
+TEST(RNNGradcheck, FusedLSTMLayerDoubleBackward) {
+  // float64 on the CPU runs the fused layer (one LstmLayerBackward0 node per layer and
+  // direction); under create_graph its backward recomputes the forward from recorded ops.
+  manual_seed(5);
+  const int64_t hidden = 3, proj = 2;
+  std::vector<Tensor> inputs{leaf({3, 2, 2}), leaf({2, 2, proj}), leaf({2, 2, hidden})};
+  for (Tensor& p : stack_params(4, 2, hidden, 1, 2, proj)) inputs.push_back(p);
+  auto fn = [&](const autograd::variable_list& v) {
+    std::vector<Tensor> params(v.begin() + 3, v.end());
+    auto [out, h, c] = ember::lstm(v[0], {v[1], v[2]}, params, true, 1, 0.0, false, true, false);
+    return autograd::variable_list{out, h, c};
+  };
+  auto out = fn(inputs);
+  // c_n stacks the directions' final cell states, each an output of the layer's node.
+  ASSERT_TRUE(out[2].grad_fn());
+  const auto& layer = out[2].grad_fn()->next_edge(0).function;
+  ASSERT_TRUE(layer);
+  EXPECT_EQ(layer->name(), "LstmLayerBackward0");
+  // The recomputed (create_graph) backward gives the fused one's gradients...
+  Tensor loss = (out[0] * out[0]).sum() + out[1].sum() + (out[2] * 3).sum();
+  auto fused = autograd::grad({loss}, inputs, {}, /*retain_graph=*/true);
+  auto composed = autograd::grad({loss}, inputs, {}, /*retain_graph=*/true, /*create_graph=*/true);
+  for (size_t k = 0; k < inputs.size(); ++k)
+    EXPECT_TRUE(allclose(fused[k], composed[k], 1e-12, 1e-13)) << "input " << k;
+  // ...and those are differentiable.
+  EXPECT_TRUE(autograd::gradgradcheck(fn, inputs));
+}
+
+TEST(RNNModules, SixteenBitLSTMTakesTheComposition) {
+  // No fused kernel for bfloat16: the composed path runs and agrees with float32.
+  manual_seed(6);
+  nn::LSTM lstm(nn::LSTMOptions(4, 8).num_layers(2));
+  Tensor x = randn({5, 3, 4});
+  Tensor ref = std::get<0>(lstm->forward(x));
+  lstm->to(kBFloat16);
+  Tensor y = std::get<0>(lstm->forward(x.to(kBFloat16)));
+  EXPECT_EQ(y.dtype(), kBFloat16);
+  EXPECT_TRUE(allclose(y.to(kFloat), ref, 0.05, 0.02)) << (y.to(kFloat) - ref).abs().max();
+}
+
 TEST(RNNGradcheck, GRUAndRNNStacks) {
   manual_seed(2);
   for (int kind = 0; kind < 3; ++kind) {

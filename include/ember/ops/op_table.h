@@ -8,6 +8,7 @@
 #include "ember/ops/op_table_conv.h"
 #include "ember/ops/op_table_optim.h"
 #include "ember/ops/op_table_pad.h"
+#include "ember/ops/op_table_rnn.h"
 #include "ember/ops/op_table_pool.h"
 #include "ember/ops/op_table_resample.h"
 
@@ -162,5 +163,6 @@
   EMBER_POOL_KERNEL_OPS(_)                \
   EMBER_BATCHNORM_KERNEL_OPS(_)           \
   EMBER_PAD_KERNEL_OPS(_)                 \
+  EMBER_RNN_KERNEL_OPS(_)                 \
   EMBER_RESAMPLE_KERNEL_OPS(_)            \
   EMBER_OPTIM_KERNEL_OPS(_)

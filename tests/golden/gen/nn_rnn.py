@@ -45,6 +45,10 @@ LAYERS = [
     ("proj_2layer_bidir", "LSTM", dict(input_size=3, hidden_size=4, proj_size=3, num_layers=2,
                                        bidirectional=True), (3, 2), True),
     ("unbatched", "LSTM", dict(input_size=2, hidden_size=3, num_layers=2), None, True),
+    # hidden sizes past one register of floats: the fused kernels' vector body and tail
+    ("wide", "LSTM", dict(input_size=5, hidden_size=18), (4, 3), True),
+    ("wide_bidir_nostate", "LSTM", dict(input_size=3, hidden_size=17, bidirectional=True),
+     (3, 2), False),
     ("1layer", "GRU", dict(input_size=3, hidden_size=4), (5, 2), True),
     ("2layer_bidir_batch_first", "GRU", dict(input_size=3, hidden_size=4, num_layers=2,
                                              bidirectional=True, batch_first=True), (4, 3), True),
