@@ -11,6 +11,7 @@
 #include "src/autograd/record.h"
 #include "src/core/check.h"
 #include "src/ops/nn_rnn_lstm.h"
+#include "src/ops/nn_rnn_packed.h"
 
 namespace ember {
 namespace {
@@ -82,22 +83,33 @@ void check_state(const char* op, const char* name, const Tensor& state, int64_t 
                    input.dtype(), input.device(), state.dtype(), state.device());
 }
 
-/// `x` cut along `dim` into pieces of `size` (unbind when size is 0: the dim dropped), recorded as
-/// one node whose backward joins the pieces' gradients, as PyTorch's UnbindBackward and
-/// SplitBackward: the per-piece select or narrow nodes would each add a full-size gradient.
-std::vector<Tensor> split_recorded(const Tensor& x, int64_t dim, int64_t size) {
+std::vector<DimVector> piece_shapes(const std::vector<Tensor>& pieces) {
+  std::vector<DimVector> shapes;
+  for (const Tensor& p : pieces) shapes.emplace_back(p.sizes());
+  return shapes;
+}
+
+/// `x` cut along `dim` into pieces of `size` (or of `sizes` when given) (unbind when size is 0: the
+/// dim dropped), recorded as one node whose backward joins the pieces' gradients, as PyTorch's
+/// UnbindBackward and SplitBackward: the per-piece select or narrow nodes would each add a
+/// full-size gradient.
+std::vector<Tensor> split_recorded(const Tensor& x, int64_t dim, int64_t size,
+                                   IntArrayRef sizes = {}) {
   autograd::OpRecording rec(x);
-  std::vector<Tensor> pieces = size == 0 ? x.unbind(dim) : x.split(size, dim);
+  std::vector<Tensor> pieces = !sizes.empty() ? x.split_with_sizes(sizes, dim)
+                               : size == 0    ? x.unbind(dim)
+                                              : x.split(size, dim);
   if (!rec) return pieces;
-  autograd::record_list(
-      size == 0 ? "UnbindBackward0" : "SplitBackward0", pieces, autograd::edges_of(x),
-      [dim, size, piece = DimVector(pieces.front().sizes()), options = x.options()](
-          ArrayRef<Tensor> grads, autograd::NeedsGrad) -> autograd::Grads {
-        std::vector<Tensor> parts(grads.begin(), grads.end());
-        for (Tensor& g : parts)
-          if (!g.defined()) g = zeros(piece, options);
-        return size == 0 ? stack(parts, dim) : cat(parts, dim);
-      });
+  const bool unbind = size == 0 && sizes.empty();
+  autograd::record_list(unbind ? "UnbindBackward0" : "SplitBackward0", pieces,
+                        autograd::edges_of(x),
+                        [dim, unbind, shapes = piece_shapes(pieces), options = x.options()](
+                            ArrayRef<Tensor> grads, autograd::NeedsGrad) -> autograd::Grads {
+                          std::vector<Tensor> parts(grads.begin(), grads.end());
+                          for (size_t k = 0; k < parts.size(); ++k)
+                            if (!parts[k].defined()) parts[k] = zeros(shapes[k], options);
+                          return unbind ? stack(parts, dim) : cat(parts, dim);
+                        });
   return pieces;
 }
 
@@ -188,18 +200,47 @@ DirectionResult run_direction(Cell cell, const Tensor& x, Tensor h, Tensor c, co
   return {stack(outputs, 0), h, c};
 }
 
+/// One layer in one direction over packed data x [N, in] whose step t holds the first
+/// batch_sizes[t] sequences (sorted longest first). A sequence that has ended (forward) or not yet
+/// begun (reverse) keeps its state, so the final state is each sequence's own.
+DirectionResult run_direction_packed(Cell cell, const Tensor& x, IntArrayRef batch_sizes, Tensor h,
+                                     Tensor c, const CellWeights& w, bool reverse) {
+  const auto steps = static_cast<int64_t>(batch_sizes.size());
+  const int64_t batch = h.size(0);
+  const std::vector<Tensor> per_step =
+      split_recorded(input_projection(cell, x, w), 0, 0, batch_sizes);
+  std::vector<Tensor> outputs(per_step.size());
+  auto rejoin = [batch](const Tensor& active, const Tensor& all, int64_t n) {
+    return n < batch ? cat({active, all.narrow(0, n, batch - n)}, 0) : active;
+  };
+  for (int64_t k = 0; k < steps; ++k) {
+    const auto t = static_cast<size_t>(reverse ? steps - 1 - k : k);
+    const int64_t n = batch_sizes[t];
+    Tensor h_act = n < batch ? h.narrow(0, 0, n) : h;
+    Tensor c_act = c.defined() && n < batch ? c.narrow(0, 0, n) : c;
+    step(cell, per_step[t], w, h_act, c_act);
+    outputs[t] = h_act;
+    h = rejoin(h_act, h, n);
+    if (c.defined()) c = rejoin(c_act, c, n);
+  }
+  return {cat(outputs, 0), h, c};
+}
+
 struct StackResult {
   Tensor output, h, c;
 };
 
 StackResult run_stack(const char* op, Cell cell, const Tensor& input, const Tensor& hx,
                       const Tensor& cx, TensorList params, bool has_biases, int64_t num_layers,
-                      double dropout_p, bool train, bool bidirectional, bool batch_first) {
-  EMBER_CHECK_VALUE(input.dim() == 3,
+                      double dropout_p, bool train, bool bidirectional, bool batch_first,
+                      IntArrayRef batch_sizes = {}) {
+  const bool packed = !batch_sizes.empty();
+  EMBER_CHECK_VALUE(packed ? input.dim() == 2 : input.dim() == 3,
                     "{}: expected input of size [seq_len, batch, input_size] (or [batch, "
-                    "seq_len, input_size] with batch_first), got {}",
+                    "seq_len, input_size] with batch_first; packed data: [total, input_size]), "
+                    "got {}",
                     op, input.sizes());
-  const Tensor x = batch_first ? input.transpose(0, 1) : input;
+  const Tensor x = batch_first && !packed ? input.transpose(0, 1) : input;
   EMBER_CHECK_VALUE(x.size(0) > 0, "{}: expected a sequence length > 0, got input of size {}", op,
                     input.sizes());
   EMBER_CHECK_VALUE(num_layers >= 1, "{}: num_layers must be >= 1, got {}", op, num_layers);
@@ -214,7 +255,7 @@ StackResult run_stack(const char* op, Cell cell, const Tensor& input, const Tens
   EMBER_CHECK_VALUE(count == units * per_unit,
                     "{}: expected {} weight tensors ({} layers x {} directions x {}), got {}", op,
                     units * plain, num_layers, dirs, plain, count);
-  const int64_t batch = x.size(1);
+  const int64_t batch = packed ? batch_sizes[0] : x.size(1);
   std::vector<Tensor> hs, cs;
   Tensor layer_input = x;
   for (int64_t layer = 0; layer < num_layers; ++layer) {
@@ -243,23 +284,50 @@ StackResult run_stack(const char* op, Cell cell, const Tensor& input, const Tens
         c0 = cx.select(0, unit);
       }
       check_state(op, "hx", h0, batch, hidden_out, layer_input);
-      DirectionResult r = run_direction(cell, layer_input, h0, c0, w, dir == 1);
+      DirectionResult r =
+          packed ? run_direction_packed(cell, layer_input, batch_sizes, h0, c0, w, dir == 1)
+                 : run_direction(cell, layer_input, h0, c0, w, dir == 1);
       outputs.push_back(r.output);
       hs.push_back(r.h);
       if (cell == Cell::kLSTM) cs.push_back(r.c);
     }
-    layer_input = dirs == 2 ? cat(outputs, 2) : outputs[0];
+    layer_input = dirs == 2 ? cat(outputs, packed ? 1 : 2) : outputs[0];
     if (dropout_p > 0 && train && layer + 1 < num_layers)
       layer_input = ember::dropout(layer_input, dropout_p, train);
   }
   StackResult result;
-  result.output = batch_first ? layer_input.transpose(0, 1) : layer_input;
+  result.output = batch_first && !packed ? layer_input.transpose(0, 1) : layer_input;
   result.h = stack(hs, 0);
   if (cell == Cell::kLSTM) result.c = stack(cs, 0);
   return result;
 }
 
+Cell cell_of(detail::RnnMode mode) {
+  switch (mode) {
+    case detail::RnnMode::kLSTM:
+      return Cell::kLSTM;
+    case detail::RnnMode::kGRU:
+      return Cell::kGRU;
+    case detail::RnnMode::kTanh:
+      return Cell::kTanh;
+    default:
+      return Cell::kRelu;
+  }
+}
+
 }  // namespace
+
+namespace detail {
+PackedRnnResult rnn_packed(RnnMode mode, const Tensor& data, IntArrayRef batch_sizes,
+                           const Tensor& hx, const Tensor& cx, TensorList params, bool has_biases,
+                           int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  EMBER_CHECK_VALUE(!batch_sizes.empty() && batch_sizes[0] > 0,
+                    "rnn: a packed sequence needs at least one step with a sequence in it");
+  StackResult r = run_stack("rnn (packed)", cell_of(mode), data, hx, cx, params, has_biases,
+                            num_layers, dropout, train, bidirectional, false, batch_sizes);
+  return {r.output, r.h, r.c};
+}
+}  // namespace detail
 
 Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                      const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,12 +27,24 @@ struct Built {
   size_t outputs = 0;
 };
 
-Built build_layer(const GoldenCase& c) {
+namespace rnn = nn::utils::rnn;
+
+/// The padded output of a packed run, total_length steps long, in the input's layout.
+Tensor padded(const rnn::PackedSequence& p, bool batch_first, int64_t total_length) {
+  return std::get<0>(rnn::pad_packed_sequence(p, batch_first, 0.0, total_length));
+}
+
+/// `lengths` given: the layer runs on pack_padded_sequence(x, lengths, batch_first, false).
+Built build_layer(const GoldenCase& c, const std::string& op, const Tensor& lengths) {
   const auto& i = c.ints;
   const int64_t in = i[0], hidden = i[1], layers = i[2], proj = i[6];
   const bool bias = i[3] != 0, batch_first = i[4] != 0, bidir = i[5] != 0, state = i[7] != 0;
   Built b;
-  const std::string op = c.op();
+  const bool packed = lengths.defined();
+  const int64_t steps = c.args[0].size(batch_first ? 1 : 0);
+  auto pack = [lengths, batch_first](const Tensor& x) {
+    return rnn::pack_padded_sequence(x, lengths, batch_first, /*enforce_sorted=*/false);
+  };
   if (op == "LSTM") {
     nn::LSTM m(nn::LSTMOptions(in, hidden)
                    .num_layers(layers)
@@ -40,8 +53,15 @@ Built build_layer(const GoldenCase& c) {
                    .bidirectional(bidir)
                    .proj_size(proj));
     b.module = m.ptr();
-    b.run = [m](const Tensor& x, const std::vector<Tensor>& st) mutable {
-      auto [out, hc] = st.empty() ? m->forward(x) : m->forward(x, std::make_tuple(st[0], st[1]));
+    b.run = [=](const Tensor& x, const std::vector<Tensor>& st) mutable {
+      std::optional<std::tuple<Tensor, Tensor>> s0;
+      if (!st.empty()) s0 = std::make_tuple(st[0], st[1]);
+      if (packed) {
+        auto [out, hc] = m->forward_with_packed_input(pack(x), s0);
+        return std::vector<Tensor>{padded(out, batch_first, steps), std::get<0>(hc),
+                                   std::get<1>(hc)};
+      }
+      auto [out, hc] = m->forward(x, s0);
       return std::vector<Tensor>{out, std::get<0>(hc), std::get<1>(hc)};
     };
     b.states = state ? 2 : 0;
@@ -53,8 +73,13 @@ Built build_layer(const GoldenCase& c) {
                   .batch_first(batch_first)
                   .bidirectional(bidir));
     b.module = m.ptr();
-    b.run = [m](const Tensor& x, const std::vector<Tensor>& st) mutable {
-      auto [out, h] = m->forward(x, st.empty() ? Tensor() : st[0]);
+    b.run = [=](const Tensor& x, const std::vector<Tensor>& st) mutable {
+      const Tensor s0 = st.empty() ? Tensor() : st[0];
+      if (packed) {
+        auto [out, h] = m->forward_with_packed_input(pack(x), s0);
+        return std::vector<Tensor>{padded(out, batch_first, steps), h};
+      }
+      auto [out, h] = m->forward(x, s0);
       return std::vector<Tensor>{out, h};
     };
     b.states = state ? 1 : 0;
@@ -65,8 +90,13 @@ Built build_layer(const GoldenCase& c) {
     if (c.has_flag("relu")) o.nonlinearity(ember::kReLU);
     nn::RNN m(o);
     b.module = m.ptr();
-    b.run = [m](const Tensor& x, const std::vector<Tensor>& st) mutable {
-      auto [out, h] = m->forward(x, st.empty() ? Tensor() : st[0]);
+    b.run = [=](const Tensor& x, const std::vector<Tensor>& st) mutable {
+      const Tensor s0 = st.empty() ? Tensor() : st[0];
+      if (packed) {
+        auto [out, h] = m->forward_with_packed_input(pack(x), s0);
+        return std::vector<Tensor>{padded(out, batch_first, steps), h};
+      }
+      auto [out, h] = m->forward(x, s0);
       return std::vector<Tensor>{out, h};
     };
     b.states = state ? 1 : 0;
@@ -117,7 +147,13 @@ Built build_cell(const GoldenCase& c) {
 /// backward from the case's cotangents. Returns outputs then gradients, in the record's order.
 std::vector<Tensor> run_case(const GoldenCase& c) {
   const bool cell = c.op().find("Cell") != std::string::npos;
-  Built b = cell ? build_cell(c) : build_layer(c);
+  const std::string suffix = "Packed";
+  const bool packed = c.op().size() > suffix.size() &&
+                      c.op().compare(c.op().size() - suffix.size(), suffix.size(), suffix) == 0;
+  const size_t first_state = packed ? 2 : 1;  // a packed record has its lengths after the input
+  Built b = cell     ? build_cell(c)
+            : packed ? build_layer(c, c.op().substr(0, c.op().size() - suffix.size()), c.args[1])
+                     : build_layer(c, c.op(), Tensor());
   const ScalarType dtype = c.args[0].scalar_type();
   b.module->to(dtype);
   std::vector<Tensor> params;
@@ -125,7 +161,7 @@ std::vector<Tensor> run_case(const GoldenCase& c) {
     auto named = b.module->named_parameters();
     EXPECT_EQ(named.keys(), c.strs) << c.name << ": parameter names differ from PyTorch's";
     NoGradGuard no_grad;
-    const size_t first = 1 + b.states + b.outputs;
+    const size_t first = first_state + b.states + b.outputs;
     EXPECT_EQ(c.args.size(), first + c.strs.size()) << c.name;
     for (size_t k = 0; k < c.strs.size() && first + k < c.args.size(); ++k) {
       Tensor& p = named[c.strs[k]];
@@ -137,11 +173,12 @@ std::vector<Tensor> run_case(const GoldenCase& c) {
   Tensor x = c.args[0].clone().requires_grad_(true);
   std::vector<Tensor> states;
   for (size_t k = 0; k < b.states; ++k)
-    states.push_back(c.args[1 + k].clone().requires_grad_(true));
+    states.push_back(c.args[first_state + k].clone().requires_grad_(true));
   b.module->eval();
   std::vector<Tensor> outs = b.run(x, states);
   Tensor loss = zeros({}, x.options());
-  for (size_t k = 0; k < outs.size(); ++k) loss = loss + (outs[k] * c.args[1 + b.states + k]).sum();
+  for (size_t k = 0; k < outs.size(); ++k)
+    loss = loss + (outs[k] * c.args[first_state + b.states + k]).sum();
   autograd::variable_list wrt{x};
   wrt.insert(wrt.end(), states.begin(), states.end());
   wrt.insert(wrt.end(), params.begin(), params.end());
@@ -168,6 +205,8 @@ TEST(RNNGolden, EveryModuleMatchesPyTorch) {
   }
   for (const char* m : {"RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"})
     EXPECT_GE(per_module[m], 4) << m << " has too few golden cases";
+  for (const char* m : {"RNNPacked", "LSTMPacked", "GRUPacked"})
+    EXPECT_GE(per_module[m], 2) << m << " has too few golden cases";
 }
 
 }  // namespace

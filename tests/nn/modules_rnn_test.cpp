@@ -321,3 +321,65 @@ TEST(RNNModules, CloneOwnsItsWeights) {
 }
 
 }  // namespace
+
+namespace {
+
+namespace rnn = ember::nn::utils::rnn;
+
+TEST(PackedSequences, PackAndPadRoundTrip) {
+  std::vector<Tensor> seqs{arange(6, kFloat).view({3, 2}), arange(2, kFloat).view({1, 2}) + 10,
+                           arange(8, kFloat).view({4, 2}) + 20};
+  Tensor padded = rnn::pad_sequence(seqs, /*batch_first=*/true, -1.0);
+  EXPECT_EQ(padded.sizes(), (std::vector<int64_t>{3, 4, 2}));
+  EXPECT_EQ(padded[1][1][0].item<float>(), -1.0f);
+  rnn::PackedSequence packed = rnn::pack_sequence(seqs, /*enforce_sorted=*/false);
+  EXPECT_TRUE(packed.batch_sizes().equal(tensor(std::vector<int64_t>{3, 2, 2, 1})));
+  EXPECT_TRUE(packed.sorted_indices().equal(tensor(std::vector<int64_t>{2, 0, 1})));
+  EXPECT_TRUE(packed.unsorted_indices().equal(tensor(std::vector<int64_t>{1, 2, 0})));
+  EXPECT_EQ(packed.data().size(0), 8);
+  auto [back, lengths] = rnn::pad_packed_sequence(packed, /*batch_first=*/true, -1.0, 5);
+  EXPECT_TRUE(lengths.equal(tensor(std::vector<int64_t>{3, 1, 4})));
+  EXPECT_EQ(back.sizes(), (std::vector<int64_t>{3, 5, 2}));
+  EXPECT_TRUE(back.narrow(1, 0, 4).equal(padded));
+}
+
+TEST(PackedSequences, ClearErrors) {
+  Tensor x = randn({4, 3, 2});
+  expect_error(
+      [&] {
+        rnn::pack_padded_sequence(x, tensor(std::vector<int64_t>{2, 4, 1}));
+      },
+      {"pack_padded_sequence", "sorted in decreasing order", "enforce_sorted"});
+  expect_error(
+      [&] {
+        rnn::pack_padded_sequence(x, tensor(std::vector<int64_t>{4, 2, 0}));
+      },
+      {"pack_padded_sequence", "greater than 0"});
+  expect_error(
+      [&] {
+        rnn::pack_padded_sequence(x, tensor(std::vector<int64_t>{5, 2, 1}));
+      },
+      {"pack_padded_sequence", "exceeds"});
+  auto packed = rnn::pack_padded_sequence(x, tensor(std::vector<int64_t>{4, 2, 1}));
+  expect_error([&] { rnn::pad_packed_sequence(packed, false, 0.0, 3); },
+               {"pad_packed_sequence", "total_length"});
+  nn::GRU gru(5, 4);
+  expect_error([&] { gru->forward_with_packed_input(packed); },
+               {"GRU", "input.size(-1) must be equal to input_size"});
+}
+
+TEST(PackedSequences, FinalStateIsEachSequencesOwnLastStep) {
+  // Each sequence run alone gives the state the packed batch reports for it.
+  manual_seed(7);
+  nn::LSTM lstm(nn::LSTMOptions(3, 4).bidirectional(true));
+  std::vector<Tensor> seqs{randn({2, 3}), randn({5, 3}), randn({3, 3})};
+  auto [out, hc] = lstm->forward_with_packed_input(rnn::pack_sequence(seqs, false));
+  for (size_t b = 0; b < seqs.size(); ++b) {
+    auto [alone, hc1] = lstm->forward(seqs[b]);
+    EXPECT_TRUE(
+        allclose(std::get<0>(hc).select(1, static_cast<int64_t>(b)), std::get<0>(hc1), 1e-5, 1e-6))
+        << b;
+  }
+}
+
+}  // namespace

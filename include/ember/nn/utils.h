@@ -3,3 +3,4 @@
 
 #include "ember/nn/utils/clip_grad.h"
 #include "ember/nn/utils/convert_parameters.h"
+#include "ember/nn/utils/rnn.h"

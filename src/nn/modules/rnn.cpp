@@ -11,6 +11,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/nn_rnn.h"
 #include "src/core/check.h"
+#include "src/ops/nn_rnn_packed.h"
 
 namespace ember::nn {
 namespace detail {
@@ -155,6 +156,49 @@ void RNNImplBase<Derived>::check_state_size(const Tensor& state,
                    state.device());
 }
 
+template <typename Derived>
+std::tuple<utils::rnn::PackedSequence, Tensor, Tensor> RNNImplBase<Derived>::run_packed(
+    const utils::rnn::PackedSequence& input, Tensor hx, Tensor cx) {
+  const auto& mode = options_base.mode();
+  const char* name = mode_name(mode);
+  const Tensor& data = input.data();
+  EMBER_CHECK_VALUE(data.dim() == 2, "{}: packed input data must have 2 dimensions, got {}", name,
+                    data.dim());
+  EMBER_CHECK_VALUE(data.size(-1) == options_base.input_size(),
+                    "{}: input.size(-1) must be equal to input_size. Expected {}, got {}", name,
+                    options_base.input_size(), data.size(-1));
+  const Tensor sizes_cpu = input.batch_sizes().to(Device(kCPU)).to(kLong).contiguous();
+  const int64_t* sp = sizes_cpu.data_ptr<int64_t>();
+  const std::vector<int64_t> sizes(sp, sp + sizes_cpu.numel());
+  EMBER_CHECK_VALUE(!sizes.empty(), "{}: the packed sequence has no steps", name);
+  const int64_t units = options_base.num_layers() * (options_base.bidirectional() ? 2 : 1);
+  const std::vector<int64_t> h_size{units, sizes.front(), state_size()};
+  const std::vector<int64_t> c_size{units, sizes.front(), options_base.hidden_size()};
+  const Tensor& sorted = input.sorted_indices();
+  auto prepare = [&](Tensor s, const std::vector<int64_t>& size, const char* what) {
+    if (!s.defined()) return zeros(size, data.options());
+    check_state_size(s, size, what);
+    return sorted.defined() ? s.index_select(1, sorted) : s;
+  };
+  const bool lstm = std::holds_alternative<enumtype::kLSTM>(mode);
+  hx = prepare(hx, h_size, lstm ? "hidden[0]" : "hidden");
+  if (lstm) cx = prepare(cx, c_size, "hidden[1]");
+  const ember::detail::RnnMode m =
+      lstm                                                ? ember::detail::RnnMode::kLSTM
+      : std::holds_alternative<enumtype::kGRU>(mode)      ? ember::detail::RnnMode::kGRU
+      : std::holds_alternative<enumtype::kRNN_TANH>(mode) ? ember::detail::RnnMode::kTanh
+                                                          : ember::detail::RnnMode::kRelu;
+  ember::detail::PackedRnnResult r = ember::detail::rnn_packed(
+      m, data, sizes, hx, cx, flat_weights_, options_base.bias(), options_base.num_layers(),
+      options_base.dropout(), this->is_training(), options_base.bidirectional());
+  const Tensor& unsorted = input.unsorted_indices();
+  auto unsort = [&](const Tensor& s) {
+    return s.defined() && unsorted.defined() ? s.index_select(1, unsorted) : s;
+  };
+  return {utils::rnn::PackedSequence(r.data, input.batch_sizes(), sorted, unsorted), unsort(r.h),
+          unsort(r.c)};
+}
+
 template class RNNImplBase<RNNImpl>;
 template class RNNImplBase<LSTMImpl>;
 template class RNNImplBase<GRUImpl>;
@@ -222,6 +266,12 @@ std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, Tensor hx) {
   return {unbatch_output(out, unbatched, options.batch_first()), unbatched ? h_n.squeeze(1) : h_n};
 }
 
+std::tuple<utils::rnn::PackedSequence, Tensor> RNNImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, Tensor hx) {
+  auto [out, h, c] = run_packed(packed_input, hx, Tensor());
+  return {out, h};
+}
+
 // ---- LSTM ----
 LSTMImpl::LSTMImpl(const LSTMOptions& options_)
     : RNNImplBase(
@@ -262,6 +312,14 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(
   return {unbatch_output(out, unbatched, options.batch_first()), {h_n, c_n}};
 }
 
+std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>>
+LSTMImpl::forward_with_packed_input(const utils::rnn::PackedSequence& packed_input,
+                                    std::optional<std::tuple<Tensor, Tensor>> hx_opt) {
+  auto [out, h, c] = run_packed(packed_input, hx_opt ? std::get<0>(*hx_opt) : Tensor(),
+                                hx_opt ? std::get<1>(*hx_opt) : Tensor());
+  return {out, {h, c}};
+}
+
 // ---- GRU ----
 GRUImpl::GRUImpl(const GRUOptions& options_)
     : RNNImplBase(
@@ -285,6 +343,12 @@ std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, Tensor hx) {
       ember::gru(x, hx, flat_weights_, options.bias(), options.num_layers(), options.dropout(),
                  this->is_training(), options.bidirectional(), options.batch_first());
   return {unbatch_output(out, unbatched, options.batch_first()), unbatched ? h_n.squeeze(1) : h_n};
+}
+
+std::tuple<utils::rnn::PackedSequence, Tensor> GRUImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, Tensor hx) {
+  auto [out, h, c] = run_packed(packed_input, hx, Tensor());
+  return {out, h};
 }
 
 }  // namespace ember::nn

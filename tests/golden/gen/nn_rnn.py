@@ -10,7 +10,8 @@ Record layout (tests/nn/modules_rnn_test.cpp builds the same module and reads th
     iarg                      layers: input_size hidden_size num_layers bias batch_first
                               bidirectional proj_size has_state
                               cells:  input_size hidden_size bias has_state
-    arg input                 then, with has_state, the initial state (h0; LSTM: h0 c0), then
+    arg input                 (<Module>Packed records: then `arg lengths`, int64, see PACKED)
+                              then, with has_state, the initial state (h0; LSTM: h0 c0), then
                               one cotangent per output, then the parameters in `str` order
     out                       the outputs (layers: output, h_n[, c_n]; RNNCell/GRUCell: h';
                               LSTMCell: h', c'), then the gradients of loss = sum over outputs of
@@ -56,6 +57,20 @@ LAYERS = [
     ("unbatched_nostate", "GRU", dict(input_size=3, hidden_size=2), None, False),
 ]
 
+# Packed sequences: (variant, module name, kwargs, lengths in input order, has_state). Recorded
+# as <Module>Packed/<variant>: the input padded, then `arg lengths` (int64) after it; the module
+# runs on pack_padded_sequence(input, lengths, batch_first, enforce_sorted=False) and the first
+# output is pad_packed_sequence's padded result (zeros past each length).
+PACKED = [
+    ("bidir_2layer", "LSTM", dict(input_size=3, hidden_size=4, num_layers=2, bidirectional=True),
+     [3, 5, 1, 4], True),
+    ("proj_batch_first_nostate", "LSTM", dict(input_size=2, hidden_size=5, proj_size=3,
+                                              batch_first=True), [2, 4, 4], False),
+    ("bidir", "GRU", dict(input_size=3, hidden_size=4, bidirectional=True), [4, 2, 3], True),
+    ("relu_2layer", "RNN", dict(input_size=2, hidden_size=3, num_layers=2, nonlinearity="relu"),
+     [1, 3, 2], True),
+]
+
 # (variant, module name, constructor kwargs, batch or None for unbatched, has_state)
 CELLS = [
     ("tanh", "RNNCell", dict(input_size=3, hidden_size=4), 2, True),
@@ -74,7 +89,7 @@ def _kwargs_text(kw):
     return ", ".join(f"{k}={v!r}" for k, v in kw.items())
 
 
-def _run(fam, name, module_name, kw, inputs, states, iargs, dtype, rng):
+def _run(fam, name, module_name, kw, inputs, states, iargs, dtype, rng, lengths=None):
     module = getattr(nn, module_name)(**kw).to(dtype).eval()
     names = [n for n, _ in module.named_parameters()]
     params = []
@@ -85,7 +100,16 @@ def _run(fam, name, module_name, kw, inputs, states, iargs, dtype, rng):
             params.append(p.detach().clone())
     x = inputs.clone().requires_grad_(True)
     st = [s.clone().requires_grad_(True) for s in states]
-    if module_name == "LSTM":
+    if lengths is not None:
+        bf = kw.get("batch_first", False)
+        packed = nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=bf,
+                                                   enforce_sorted=False)
+        arg = tuple(st) if module_name == "LSTM" else (st[0] if st else None)
+        res = module(packed, arg) if st else module(packed)
+        out = nn.utils.rnn.pad_packed_sequence(res[0], batch_first=bf,
+                                               total_length=inputs.shape[1 if bf else 0])[0]
+        outs = [out] + (list(res[1]) if module_name == "LSTM" else [res[1]])
+    elif module_name == "LSTM":
         out, (h, c) = module(x, tuple(st)) if st else module(x)
         outs = [out, h, c]
     elif module_name == "LSTMCell":
@@ -101,8 +125,11 @@ def _run(fam, name, module_name, kw, inputs, states, iargs, dtype, rng):
     flags = ["relu"] if kw.get("nonlinearity") == "relu" else []
     call = f"nn.{module_name}({_kwargs_text(kw)}) on {list(inputs.shape)}" + (
         " with state" if states else "")
-    fam.case(name, call, [inputs] + states + cots + params, ref="res", env=ev, iargs=iargs,
-             strs=names, flags=flags)
+    if lengths is not None:
+        call += f" packed with lengths {lengths.tolist()} (enforce_sorted=False)"
+    extra = [lengths] if lengths is not None else []
+    fam.case(name, call, [inputs] + extra + states + cots + params, ref="res", env=ev,
+             iargs=iargs, strs=names, flags=flags)
 
 
 def _layer_cases(fam):
@@ -134,6 +161,30 @@ def _layer_cases(fam):
             _run(fam, name, module_name, kw, x, states, iargs, dtype, rng)
 
 
+def _packed_cases(fam):
+    for variant, module_name, kw, lengths, has_state in PACKED:
+        for dname, dtype in DTYPES:
+            name = f"{module_name}Packed/{variant}_{dname}"
+            rng = Rng(name)
+            layers = kw.get("num_layers", 1)
+            dirs = 2 if kw.get("bidirectional") else 1
+            proj = kw.get("proj_size", 0)
+            hout = proj if proj else kw["hidden_size"]
+            batch_first = kw.get("batch_first", False)
+            seq, batch = max(lengths), len(lengths)
+            x = rng.normal([batch, seq, kw["input_size"]] if batch_first
+                           else [seq, batch, kw["input_size"]], dtype)
+            states = []
+            if has_state:
+                states.append(rng.normal([layers * dirs, batch, hout], dtype))
+                if module_name == "LSTM":
+                    states.append(rng.normal([layers * dirs, batch, kw["hidden_size"]], dtype))
+            iargs = [kw["input_size"], kw["hidden_size"], layers, int(kw.get("bias", True)),
+                     int(batch_first), int(dirs == 2), proj, int(has_state)]
+            _run(fam, name, module_name, kw, x, states, iargs, dtype, rng,
+                 lengths=torch.tensor(lengths, dtype=torch.int64))
+
+
 def _cell_cases(fam):
     for variant, module_name, kw, batch, has_state in CELLS:
         for dname, dtype in DTYPES:
@@ -155,5 +206,6 @@ def gen_nn_rnn():
     fam = Family("nn_rnn", ["Recurrent layers and cells of torch.nn; layout in "
                             "tests/golden/gen/nn_rnn.py."])
     _layer_cases(fam)
+    _packed_cases(fam)
     _cell_cases(fam)
     return fam

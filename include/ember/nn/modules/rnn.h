@@ -21,6 +21,7 @@
 #include "ember/nn/cloneable.h"
 #include "ember/nn/options/rnn.h"
 #include "ember/nn/pimpl.h"
+#include "ember/nn/utils/rnn.h"
 
 namespace ember::nn {
 namespace detail {
@@ -53,6 +54,10 @@ class EMBER_API RNNImplBase : public Cloneable<Derived> {
                         const char* what) const;
   /// The size of the hidden state: proj_size when set, else hidden_size.
   int64_t state_size() const;
+  /// The stack over a packed sequence from (hx, cx) given in the input's order (undefined:
+  /// zeros): (packed output, h_n, c_n) with the states back in the input's order.
+  std::tuple<utils::rnn::PackedSequence, Tensor, Tensor> run_packed(
+      const utils::rnn::PackedSequence& input, Tensor hx, Tensor cx);
 
   std::vector<std::string> flat_weights_names_;
   std::vector<Tensor> flat_weights_;
@@ -68,6 +73,9 @@ class EMBER_API RNNImpl : public detail::RNNImplBase<RNNImpl> {
   /// input [T, B, in] ([B, T, in] with batch_first, or unbatched [T, in]) and an optional
   /// initial state [layers * directions, B, H] -> (output [T, B, directions * H], h_n).
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  /// The same over a packed sequence; h_n holds each sequence's state at its own last step.
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
 
   RNNOptions options;
 };
@@ -83,6 +91,10 @@ class EMBER_API LSTMImpl : public detail::RNNImplBase<LSTMImpl> {
   /// directions, B, proj_size or hidden_size], c [layers * directions, B, hidden_size].
   std::tuple<Tensor, std::tuple<Tensor, Tensor>> forward(
       const Tensor& input, std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
+  /// The same over a packed sequence.
+  std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input,
+      std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
 
   LSTMOptions options;
 };
@@ -95,6 +107,9 @@ class EMBER_API GRUImpl : public detail::RNNImplBase<GRUImpl> {
   explicit GRUImpl(const GRUOptions& options_);
   /// As RNN's forward.
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  /// The same over a packed sequence.
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
 
   GRUOptions options;
 };
