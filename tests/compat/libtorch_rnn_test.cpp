@@ -1,6 +1,7 @@
 // LibTorch's recurrent API, written as LibTorch programs write it: torch::nn::LSTM / GRU / RNN with
 // their Options, forward with and without a state, structured bindings of the results, the cells,
-// and the ATen-level torch::lstm_cell. The file also builds and passes against LibTorch 1.13.
+// the ATen-level torch::lstm_cell, and packed sequences. The file also builds and passes against
+// LibTorch 1.13.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -46,6 +47,19 @@ TEST(LibTorchRNN, CellsAndTheATenFunction) {
   EXPECT_TRUE(torch::allclose(std::get<1>(hc), std::get<1>(hc2)));
   torch::nn::GRUCell gru_cell(torch::nn::GRUCellOptions(3, 4).bias(false));
   EXPECT_EQ(gru_cell->forward(x, torch::zeros({2, 4})).sizes(), (std::vector<int64_t>{2, 4}));
+}
+
+TEST(LibTorchRNN, PackedSequences) {
+  namespace rnn = torch::nn::utils::rnn;
+  torch::nn::GRU gru(torch::nn::GRUOptions(2, 3));
+  torch::Tensor padded = torch::randn({4, 3, 2});
+  torch::Tensor lengths = torch::tensor({2, 4, 1}, torch::kLong);
+  rnn::PackedSequence packed = rnn::pack_padded_sequence(padded, lengths, false, false);
+  auto result = gru->forward_with_packed_input(packed);
+  auto unpacked = rnn::pad_packed_sequence(std::get<0>(result));
+  EXPECT_EQ(std::get<0>(unpacked).sizes(), (std::vector<int64_t>{4, 3, 3}));
+  EXPECT_TRUE(torch::equal(std::get<1>(unpacked), lengths));
+  EXPECT_EQ(std::get<1>(result).sizes(), (std::vector<int64_t>{1, 3, 3}));
 }
 
 }  // namespace libtorch_rnn_test
