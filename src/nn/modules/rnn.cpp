@@ -17,10 +17,48 @@ namespace ember::nn {
 namespace detail {
 namespace {
 
+/// The layer's batched (3-D) input and whether it was unbatched; Python's messages.
+std::pair<Tensor, bool> batched_input(const char* name, const Tensor& input, bool batch_first) {
+  EMBER_CHECK_VALUE(input.dim() == 2 || input.dim() == 3,
+                    "{}: Expected input to be 2-D or 3-D but received {}-D tensor", name,
+                    input.dim());
+  if (input.dim() == 3) return {input, false};
+  return {input.unsqueeze(batch_first ? 0 : 1), true};
+}
+
+/// A given state made batched like the input (its rank checked against the input's).
+Tensor batched_state(const char* name, const Tensor& state, bool unbatched) {
+  if (unbatched) {
+    EMBER_CHECK_VALUE(state.dim() == 2,
+                      "{}: For unbatched 2-D input, hx should also be 2-D but got {}-D tensor",
+                      name, state.dim());
+    return state.unsqueeze(1);
+  }
+  EMBER_CHECK_VALUE(state.dim() == 3,
+                    "{}: For batched 3-D input, hx should also be 3-D but got {}-D tensor", name,
+                    state.dim());
+  return state;
+}
+
+Tensor unbatch_output(const Tensor& output, bool unbatched, bool batch_first) {
+  return unbatched ? output.squeeze(batch_first ? 0 : 1) : output;
+}
+
 int64_t gate_count(const RNNOptionsBase::rnn_options_base_mode_t& mode) {
   if (std::holds_alternative<enumtype::kLSTM>(mode)) return 4;
   if (std::holds_alternative<enumtype::kGRU>(mode)) return 3;
   return 1;
+}
+
+/// The base options of a layer's options (the fields RNN, LSTM and GRU share).
+template <class Options>
+RNNOptionsBase base_options(RNNOptionsBase::rnn_options_base_mode_t mode, const Options& o) {
+  return RNNOptionsBase(mode, o.input_size(), o.hidden_size())
+      .num_layers(o.num_layers())
+      .bias(o.bias())
+      .batch_first(o.batch_first())
+      .dropout(o.dropout())
+      .bidirectional(o.bidirectional());
 }
 
 /// "LSTM", "GRU", "RNN" for messages.
@@ -199,71 +237,42 @@ std::tuple<utils::rnn::PackedSequence, Tensor, Tensor> RNNImplBase<Derived>::run
           unsort(r.c)};
 }
 
+template <typename Derived>
+std::tuple<Tensor, Tensor> RNNImplBase<Derived>::forward_one_state(const Tensor& input, Tensor hx,
+                                                                   OneStateStack run) {
+  const char* name = mode_name(options_base.mode());
+  auto [x, unbatched] = batched_input(name, input, options_base.batch_first());
+  check_input(x);
+  const std::vector<int64_t> state = expected_state_size(x, state_size());
+  hx = hx.defined() ? batched_state(name, hx, unbatched) : zeros(state, x.options());
+  check_state_size(hx, state, "hidden");
+  auto [out, h_n] = run(x, hx, flat_weights_, options_base.bias(), options_base.num_layers(),
+                        options_base.dropout(), this->is_training(), options_base.bidirectional(),
+                        options_base.batch_first());
+  return {unbatch_output(out, unbatched, options_base.batch_first()),
+          unbatched ? h_n.squeeze(1) : h_n};
+}
+
 template class RNNImplBase<RNNImpl>;
 template class RNNImplBase<LSTMImpl>;
 template class RNNImplBase<GRUImpl>;
 
 }  // namespace detail
 
-namespace {
-
-/// The layer's batched (3-D) input and whether it was unbatched; Python's messages.
-std::pair<Tensor, bool> batched_input(const char* name, const Tensor& input, bool batch_first) {
-  EMBER_CHECK_VALUE(input.dim() == 2 || input.dim() == 3,
-                    "{}: Expected input to be 2-D or 3-D but received {}-D tensor", name,
-                    input.dim());
-  if (input.dim() == 3) return {input, false};
-  return {input.unsqueeze(batch_first ? 0 : 1), true};
-}
-
-/// A given state made batched like the input (its rank checked against the input's).
-Tensor batched_state(const char* name, const Tensor& state, bool unbatched) {
-  if (unbatched) {
-    EMBER_CHECK_VALUE(state.dim() == 2,
-                      "{}: For unbatched 2-D input, hx should also be 2-D but got {}-D tensor",
-                      name, state.dim());
-    return state.unsqueeze(1);
-  }
-  EMBER_CHECK_VALUE(state.dim() == 3,
-                    "{}: For batched 3-D input, hx should also be 3-D but got {}-D tensor", name,
-                    state.dim());
-  return state;
-}
-
-Tensor unbatch_output(const Tensor& output, bool unbatched, bool batch_first) {
-  return unbatched ? output.squeeze(batch_first ? 0 : 1) : output;
-}
-
-}  // namespace
-
 // ---- RNN ----
 RNNImpl::RNNImpl(const RNNOptions& options_)
-    : RNNImplBase(detail::RNNOptionsBase(
-                      std::holds_alternative<enumtype::kTanh>(options_.nonlinearity())
-                          ? detail::RNNOptionsBase::rnn_options_base_mode_t(enumtype::kRNN_TANH())
-                          : enumtype::kRNN_RELU(),
-                      options_.input_size(), options_.hidden_size())
-                      .num_layers(options_.num_layers())
-                      .bias(options_.bias())
-                      .batch_first(options_.batch_first())
-                      .dropout(options_.dropout())
-                      .bidirectional(options_.bidirectional())),
+    : RNNImplBase(detail::base_options(
+          std::holds_alternative<enumtype::kTanh>(options_.nonlinearity())
+              ? detail::RNNOptionsBase::rnn_options_base_mode_t(enumtype::kRNN_TANH())
+              : enumtype::kRNN_RELU(),
+          options_)),
       options(options_) {
   reset();
 }
 
 std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, Tensor hx) {
-  auto [x, unbatched] = batched_input("RNN", input, options.batch_first());
-  check_input(x);
-  const std::vector<int64_t> state = expected_state_size(x, state_size());
-  hx = hx.defined() ? batched_state("RNN", hx, unbatched) : zeros(state, x.options());
-  check_state_size(hx, state, "hidden");
   const bool tanh = std::holds_alternative<enumtype::kTanh>(options.nonlinearity());
-  auto run = tanh ? &ember::rnn_tanh : &ember::rnn_relu;
-  auto [out, h_n] =
-      run(x, hx, flat_weights_, options.bias(), options.num_layers(), options.dropout(),
-          this->is_training(), options.bidirectional(), options.batch_first());
-  return {unbatch_output(out, unbatched, options.batch_first()), unbatched ? h_n.squeeze(1) : h_n};
+  return forward_one_state(input, std::move(hx), tanh ? &ember::rnn_tanh : &ember::rnn_relu);
 }
 
 std::tuple<utils::rnn::PackedSequence, Tensor> RNNImpl::forward_with_packed_input(
@@ -275,27 +284,21 @@ std::tuple<utils::rnn::PackedSequence, Tensor> RNNImpl::forward_with_packed_inpu
 // ---- LSTM ----
 LSTMImpl::LSTMImpl(const LSTMOptions& options_)
     : RNNImplBase(
-          detail::RNNOptionsBase(enumtype::kLSTM(), options_.input_size(), options_.hidden_size())
-              .num_layers(options_.num_layers())
-              .bias(options_.bias())
-              .batch_first(options_.batch_first())
-              .dropout(options_.dropout())
-              .bidirectional(options_.bidirectional())
-              .proj_size(options_.proj_size())),
+          detail::base_options(enumtype::kLSTM(), options_).proj_size(options_.proj_size())),
       options(options_) {
   reset();
 }
 
 std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(
     const Tensor& input, std::optional<std::tuple<Tensor, Tensor>> hx_opt) {
-  auto [x, unbatched] = batched_input("LSTM", input, options.batch_first());
+  auto [x, unbatched] = detail::batched_input("LSTM", input, options.batch_first());
   check_input(x);
   const std::vector<int64_t> h_size = expected_state_size(x, state_size());
   const std::vector<int64_t> c_size = expected_state_size(x, options.hidden_size());
   Tensor h0, c0;
   if (hx_opt) {
-    h0 = batched_state("LSTM", std::get<0>(*hx_opt), unbatched);
-    c0 = batched_state("LSTM", std::get<1>(*hx_opt), unbatched);
+    h0 = detail::batched_state("LSTM", std::get<0>(*hx_opt), unbatched);
+    c0 = detail::batched_state("LSTM", std::get<1>(*hx_opt), unbatched);
   } else {
     h0 = zeros(h_size, x.options());
     c0 = zeros(c_size, x.options());
@@ -309,7 +312,7 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(
     h_n = h_n.squeeze(1);
     c_n = c_n.squeeze(1);
   }
-  return {unbatch_output(out, unbatched, options.batch_first()), {h_n, c_n}};
+  return {detail::unbatch_output(out, unbatched, options.batch_first()), {h_n, c_n}};
 }
 
 std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>>
@@ -322,27 +325,12 @@ LSTMImpl::forward_with_packed_input(const utils::rnn::PackedSequence& packed_inp
 
 // ---- GRU ----
 GRUImpl::GRUImpl(const GRUOptions& options_)
-    : RNNImplBase(
-          detail::RNNOptionsBase(enumtype::kGRU(), options_.input_size(), options_.hidden_size())
-              .num_layers(options_.num_layers())
-              .bias(options_.bias())
-              .batch_first(options_.batch_first())
-              .dropout(options_.dropout())
-              .bidirectional(options_.bidirectional())),
-      options(options_) {
+    : RNNImplBase(detail::base_options(enumtype::kGRU(), options_)), options(options_) {
   reset();
 }
 
 std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, Tensor hx) {
-  auto [x, unbatched] = batched_input("GRU", input, options.batch_first());
-  check_input(x);
-  const std::vector<int64_t> state = expected_state_size(x, state_size());
-  hx = hx.defined() ? batched_state("GRU", hx, unbatched) : zeros(state, x.options());
-  check_state_size(hx, state, "hidden");
-  auto [out, h_n] =
-      ember::gru(x, hx, flat_weights_, options.bias(), options.num_layers(), options.dropout(),
-                 this->is_training(), options.bidirectional(), options.batch_first());
-  return {unbatch_output(out, unbatched, options.batch_first()), unbatched ? h_n.squeeze(1) : h_n};
+  return forward_one_state(input, std::move(hx), &ember::gru);
 }
 
 std::tuple<utils::rnn::PackedSequence, Tensor> GRUImpl::forward_with_packed_input(

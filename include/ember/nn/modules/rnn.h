@@ -54,6 +54,10 @@ class EMBER_API RNNImplBase : public Cloneable<Derived> {
                         const char* what) const;
   /// The size of the hidden state: proj_size when set, else hidden_size.
   int64_t state_size() const;
+  /// RNN's and GRU's forward: `run` is ember::rnn_tanh, rnn_relu or gru.
+  using OneStateStack = std::tuple<Tensor, Tensor> (*)(const Tensor&, const Tensor&, TensorList,
+                                                       bool, int64_t, double, bool, bool, bool);
+  std::tuple<Tensor, Tensor> forward_one_state(const Tensor& input, Tensor hx, OneStateStack run);
   /// The stack over a packed sequence from (hx, cx) given in the input's order (undefined:
   /// zeros): (packed output, h_n, c_n) with the states back in the input's order.
   std::tuple<utils::rnn::PackedSequence, Tensor, Tensor> run_packed(
