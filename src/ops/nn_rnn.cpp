@@ -8,8 +8,8 @@
 #include "ember/ops/linalg.h"
 #include "ember/ops/nn_ops.h"
 #include "ember/ops/shape.h"
-#include "src/autograd/record.h"
 #include "src/core/check.h"
+#include "src/ops/nn_rnn_common.h"
 #include "src/ops/nn_rnn_lstm.h"
 #include "src/ops/nn_rnn_packed.h"
 
@@ -83,36 +83,6 @@ void check_state(const char* op, const char* name, const Tensor& state, int64_t 
                    input.dtype(), input.device(), state.dtype(), state.device());
 }
 
-std::vector<DimVector> piece_shapes(const std::vector<Tensor>& pieces) {
-  std::vector<DimVector> shapes;
-  for (const Tensor& p : pieces) shapes.emplace_back(p.sizes());
-  return shapes;
-}
-
-/// `x` cut along `dim` into pieces of `size` (or of `sizes` when given) (unbind when size is 0: the
-/// dim dropped), recorded as one node whose backward joins the pieces' gradients, as PyTorch's
-/// UnbindBackward and SplitBackward: the per-piece select or narrow nodes would each add a
-/// full-size gradient.
-std::vector<Tensor> split_recorded(const Tensor& x, int64_t dim, int64_t size,
-                                   IntArrayRef sizes = {}) {
-  autograd::OpRecording rec(x);
-  std::vector<Tensor> pieces = !sizes.empty() ? x.split_with_sizes(sizes, dim)
-                               : size == 0    ? x.unbind(dim)
-                                              : x.split(size, dim);
-  if (!rec) return pieces;
-  const bool unbind = size == 0 && sizes.empty();
-  autograd::record_list(unbind ? "UnbindBackward0" : "SplitBackward0", pieces,
-                        autograd::edges_of(x),
-                        [dim, unbind, shapes = piece_shapes(pieces), options = x.options()](
-                            ArrayRef<Tensor> grads, autograd::NeedsGrad) -> autograd::Grads {
-                          std::vector<Tensor> parts(grads.begin(), grads.end());
-                          for (size_t k = 0; k < parts.size(); ++k)
-                            if (!parts[k].defined()) parts[k] = zeros(shapes[k], options);
-                          return unbind ? stack(parts, dim) : cat(parts, dim);
-                        });
-  return pieces;
-}
-
 /// h·W_hhᵀ added to `gi`, the input's projection that already holds the biases.
 Tensor recur(const Tensor& gi, const Tensor& h, const Tensor& w_hh) {
   return addmm(gi, h, w_hh.t());
@@ -129,18 +99,17 @@ void step(Cell cell, const Tensor& gi, const CellWeights& w, Tensor& h, Tensor& 
       h = recur(gi, h, w.w_hh).relu();
       return;
     case Cell::kLSTM: {
-      Tensor gates = recur(gi, h, w.w_hh);
-      std::vector<Tensor> g = split_recorded(gates, 1, gates.size(1) / 4);
-      c = g[1].sigmoid() * c + g[0].sigmoid() * g[2].tanh();
-      h = g[3].sigmoid() * c.tanh();
-      if (w.w_hr.defined()) h = mm(h, w.w_hr.t());
+      detail::LstmCellParts s = detail::lstm_cell_composed(recur(gi, h, w.w_hh), c);
+      c = s.c;
+      h = w.w_hr.defined() ? mm(s.h_raw, w.w_hr.t()) : s.h_raw;
       return;
     }
     case Cell::kGRU: {
       // The hidden side keeps its own bias: r multiplies W_hn·h + b_hn, not the sum.
       Tensor gh = w.b_hh.defined() ? addmm(w.b_hh, h, w.w_hh.t()) : mm(h, w.w_hh.t());
-      std::vector<Tensor> i = split_recorded(gi, 1, gi.size(1) / 3);
-      std::vector<Tensor> hh = split_recorded(gh, 1, gh.size(1) / 3);
+      const std::vector<int64_t> thirds(3, gi.size(1) / 3);
+      std::vector<Tensor> i = detail::split_recorded(gi, 1, thirds);
+      std::vector<Tensor> hh = detail::split_recorded(gh, 1, thirds);
       Tensor r = (i[0] + hh[0]).sigmoid();
       Tensor z = (i[1] + hh[1]).sigmoid();
       Tensor n = (i[2] + r * hh[2]).tanh();
@@ -190,7 +159,7 @@ DirectionResult run_direction(Cell cell, const Tensor& x, Tensor h, Tensor c, co
     detail::LstmLayerResult r = detail::lstm_layer(proj, h, c, w.w_hh, w.w_hr, reverse);
     return {r.output, r.h, r.c};
   }
-  const std::vector<Tensor> per_step = split_recorded(proj, 0, 0);
+  const std::vector<Tensor> per_step = detail::unbind_recorded(proj, 0);
   std::vector<Tensor> outputs(static_cast<size_t>(steps));
   for (int64_t k = 0; k < steps; ++k) {
     const int64_t t = reverse ? steps - 1 - k : k;
@@ -208,7 +177,7 @@ DirectionResult run_direction_packed(Cell cell, const Tensor& x, IntArrayRef bat
   const auto steps = static_cast<int64_t>(batch_sizes.size());
   const int64_t batch = h.size(0);
   const std::vector<Tensor> per_step =
-      split_recorded(input_projection(cell, x, w), 0, 0, batch_sizes);
+      detail::split_recorded(input_projection(cell, x, w), 0, batch_sizes);
   std::vector<Tensor> outputs(per_step.size());
   auto rejoin = [batch](const Tensor& active, const Tensor& all, int64_t n) {
     return n < batch ? cat({active, all.narrow(0, n, batch - n)}, 0) : active;

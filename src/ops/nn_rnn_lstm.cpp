@@ -10,6 +10,7 @@
 #include "ember/ops/shape.h"
 #include "kernels/common/rnn_params.h"
 #include "src/autograd/record.h"
+#include "src/ops/nn_rnn_common.h"
 #include "src/ops/op_common.h"
 
 namespace ember::detail {
@@ -26,11 +27,8 @@ struct StepOut {
 StepOut cell_step(const Tensor& gates, const Tensor& c_prev, bool fused) {
   const int64_t batch = gates.size(0), hidden = c_prev.size(1);
   if (!fused) {
-    std::vector<Tensor> g = gates.chunk(4, 1);
-    Tensor i = g[0].sigmoid(), f = g[1].sigmoid(), gg = g[2].tanh(), o = g[3].sigmoid();
-    Tensor c = f * c_prev + i * gg;
-    Tensor tc = c.tanh();
-    return {o * tc, c, cat({i, f, gg, o, tc}, 1)};
+    LstmCellParts p = lstm_cell_composed(gates, c_prev);
+    return {p.h_raw, p.c, cat({p.i, p.f, p.g, p.o, p.tanh_c}, 1)};
   }
   StepOut s{empty({batch, hidden}, gates.options()), empty({batch, hidden}, gates.options()),
             empty({batch, 5 * hidden}, gates.options())};

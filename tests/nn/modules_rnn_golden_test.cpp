@@ -45,6 +45,21 @@ Built build_layer(const GoldenCase& c, const std::string& op, const Tensor& leng
   auto pack = [lengths, batch_first](const Tensor& x) {
     return rnn::pack_padded_sequence(x, lengths, batch_first, /*enforce_sorted=*/false);
   };
+  // RNN and GRU: one state tensor, forward and forward_with_packed_input alike.
+  auto one_state = [&](auto m) {
+    b.module = m.ptr();
+    b.run = [=](const Tensor& x, const std::vector<Tensor>& st) mutable {
+      const Tensor s0 = st.empty() ? Tensor() : st[0];
+      if (packed) {
+        auto [out, h] = m->forward_with_packed_input(pack(x), s0);
+        return std::vector<Tensor>{padded(out, batch_first, steps), h};
+      }
+      auto [out, h] = m->forward(x, s0);
+      return std::vector<Tensor>{out, h};
+    };
+    b.states = state ? 1 : 0;
+    b.outputs = 2;
+  };
   if (op == "LSTM") {
     nn::LSTM m(nn::LSTMOptions(in, hidden)
                    .num_layers(layers)
@@ -72,35 +87,13 @@ Built build_layer(const GoldenCase& c, const std::string& op, const Tensor& leng
                   .bias(bias)
                   .batch_first(batch_first)
                   .bidirectional(bidir));
-    b.module = m.ptr();
-    b.run = [=](const Tensor& x, const std::vector<Tensor>& st) mutable {
-      const Tensor s0 = st.empty() ? Tensor() : st[0];
-      if (packed) {
-        auto [out, h] = m->forward_with_packed_input(pack(x), s0);
-        return std::vector<Tensor>{padded(out, batch_first, steps), h};
-      }
-      auto [out, h] = m->forward(x, s0);
-      return std::vector<Tensor>{out, h};
-    };
-    b.states = state ? 1 : 0;
-    b.outputs = 2;
+    one_state(m);
   } else {
     nn::RNNOptions o(in, hidden);
     o.num_layers(layers).bias(bias).batch_first(batch_first).bidirectional(bidir);
     if (c.has_flag("relu")) o.nonlinearity(ember::kReLU);
     nn::RNN m(o);
-    b.module = m.ptr();
-    b.run = [=](const Tensor& x, const std::vector<Tensor>& st) mutable {
-      const Tensor s0 = st.empty() ? Tensor() : st[0];
-      if (packed) {
-        auto [out, h] = m->forward_with_packed_input(pack(x), s0);
-        return std::vector<Tensor>{padded(out, batch_first, steps), h};
-      }
-      auto [out, h] = m->forward(x, s0);
-      return std::vector<Tensor>{out, h};
-    };
-    b.states = state ? 1 : 0;
-    b.outputs = 2;
+    one_state(m);
   }
   return b;
 }

@@ -8,9 +8,9 @@
 #include "ember/ops/op_table_conv.h"
 #include "ember/ops/op_table_optim.h"
 #include "ember/ops/op_table_pad.h"
-#include "ember/ops/op_table_rnn.h"
 #include "ember/ops/op_table_pool.h"
 #include "ember/ops/op_table_resample.h"
+#include "ember/ops/op_table_rnn.h"
 
 // Input policy of a unary row:
 //   ToFloat   integer and bool inputs are promoted to the default float dtype (exp(int) -> float)

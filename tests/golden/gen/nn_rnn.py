@@ -132,57 +132,45 @@ def _run(fam, name, module_name, kw, inputs, states, iargs, dtype, rng, lengths=
              iargs=iargs, strs=names, flags=flags)
 
 
+def _layer_case(fam, name, module_name, kw, shape, has_state, dtype, lengths=None):
+    """One layer record: shape (seq, batch) or None for unbatched; lengths for a packed run."""
+    rng = Rng(name)
+    layers = kw.get("num_layers", 1)
+    dirs = 2 if kw.get("bidirectional") else 1
+    proj = kw.get("proj_size", 0)
+    hout = proj if proj else kw["hidden_size"]
+    batch_first = kw.get("batch_first", False)
+    if shape is None:
+        x = rng.normal([4, kw["input_size"]], dtype)
+        batch_dims = []
+    else:
+        seq, batch = shape
+        x = rng.normal([batch, seq, kw["input_size"]] if batch_first
+                       else [seq, batch, kw["input_size"]], dtype)
+        batch_dims = [batch]
+    states = []
+    if has_state:
+        states.append(rng.normal([layers * dirs] + batch_dims + [hout], dtype))
+        if module_name == "LSTM":
+            states.append(rng.normal([layers * dirs] + batch_dims + [kw["hidden_size"]], dtype))
+    iargs = [kw["input_size"], kw["hidden_size"], layers, int(kw.get("bias", True)),
+             int(batch_first), int(dirs == 2), proj, int(has_state)]
+    _run(fam, name, module_name, kw, x, states, iargs, dtype, rng,
+         lengths=None if lengths is None else torch.tensor(lengths, dtype=torch.int64))
+
+
 def _layer_cases(fam):
     for variant, module_name, kw, shape, has_state in LAYERS:
         for dname, dtype in DTYPES:
-            name = f"{module_name}/{variant}_{dname}"
-            rng = Rng(name)
-            layers = kw.get("num_layers", 1)
-            dirs = 2 if kw.get("bidirectional") else 1
-            proj = kw.get("proj_size", 0)
-            hout = proj if proj else kw["hidden_size"]
-            batch_first = kw.get("batch_first", False)
-            if shape is None:
-                x = rng.normal([4, kw["input_size"]], dtype)
-                batch_dims = []
-            else:
-                seq, batch = shape
-                x = rng.normal([batch, seq, kw["input_size"]] if batch_first
-                               else [seq, batch, kw["input_size"]], dtype)
-                batch_dims = [batch]
-            states = []
-            if has_state:
-                states.append(rng.normal([layers * dirs] + batch_dims + [hout], dtype))
-                if module_name == "LSTM":
-                    states.append(rng.normal([layers * dirs] + batch_dims + [kw["hidden_size"]],
-                                             dtype))
-            iargs = [kw["input_size"], kw["hidden_size"], layers, int(kw.get("bias", True)),
-                     int(batch_first), int(dirs == 2), proj, int(has_state)]
-            _run(fam, name, module_name, kw, x, states, iargs, dtype, rng)
+            _layer_case(fam, f"{module_name}/{variant}_{dname}", module_name, kw, shape,
+                        has_state, dtype)
 
 
 def _packed_cases(fam):
     for variant, module_name, kw, lengths, has_state in PACKED:
         for dname, dtype in DTYPES:
-            name = f"{module_name}Packed/{variant}_{dname}"
-            rng = Rng(name)
-            layers = kw.get("num_layers", 1)
-            dirs = 2 if kw.get("bidirectional") else 1
-            proj = kw.get("proj_size", 0)
-            hout = proj if proj else kw["hidden_size"]
-            batch_first = kw.get("batch_first", False)
-            seq, batch = max(lengths), len(lengths)
-            x = rng.normal([batch, seq, kw["input_size"]] if batch_first
-                           else [seq, batch, kw["input_size"]], dtype)
-            states = []
-            if has_state:
-                states.append(rng.normal([layers * dirs, batch, hout], dtype))
-                if module_name == "LSTM":
-                    states.append(rng.normal([layers * dirs, batch, kw["hidden_size"]], dtype))
-            iargs = [kw["input_size"], kw["hidden_size"], layers, int(kw.get("bias", True)),
-                     int(batch_first), int(dirs == 2), proj, int(has_state)]
-            _run(fam, name, module_name, kw, x, states, iargs, dtype, rng,
-                 lengths=torch.tensor(lengths, dtype=torch.int64))
+            _layer_case(fam, f"{module_name}Packed/{variant}_{dname}", module_name, kw,
+                        (max(lengths), len(lengths)), has_state, dtype, lengths)
 
 
 def _cell_cases(fam):
