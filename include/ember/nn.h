@@ -1,6 +1,7 @@
 // Everything of ember::nn: Module, holders, containers, layers, functional, init.
 #pragma once
 
+#include "ember/nn/attention.h"
 #include "ember/nn/cloneable.h"
 #include "ember/nn/enum.h"
 #include "ember/nn/functional.h"

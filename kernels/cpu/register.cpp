@@ -17,6 +17,7 @@ void register_cpu_pad_kernels();
 void register_cpu_resample_kernels();
 void register_cpu_optim_kernels();
 void register_cpu_rnn_kernels();
+void register_cpu_attention_kernels();
 
 void register_cpu_kernels() {
   register_cpu_unary_kernels();
@@ -35,6 +36,7 @@ void register_cpu_kernels() {
   register_cpu_resample_kernels();
   register_cpu_optim_kernels();
   register_cpu_rnn_kernels();
+  register_cpu_attention_kernels();
 }
 
 }  // namespace ember

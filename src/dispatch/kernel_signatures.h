@@ -65,6 +65,7 @@ using Eigh = void (*)(ScalarType dtype, const EighParams& p);          // syevd
 }  // namespace ember
 
 // The families with their own signature headers (one per family keeps their kinds apart).
+#include "src/dispatch/kernel_signatures_attention.h"
 #include "src/dispatch/kernel_signatures_batchnorm.h"
 #include "src/dispatch/kernel_signatures_conv.h"
 #include "src/dispatch/kernel_signatures_optim.h"

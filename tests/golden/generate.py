@@ -57,6 +57,7 @@ from gen.binary import gen_binary
 from gen.common import ROOT
 from gen.linalg import gen_linalg
 from gen.lr_scheduler import gen_lr_scheduler
+from gen.nn_attention import gen_nn_attention
 from gen.nn_batchnorm import gen_nn_batchnorm
 from gen.nn_conv import gen_nn_conv
 from gen.nn_functional import gen_nn_functional
@@ -79,7 +80,8 @@ FAMILIES = {"unary": gen_unary, "binary": gen_binary, "reduction": gen_reduction
             "nn_loss": gen_nn_loss, "nn_module": gen_nn_module, "optim": gen_optim,
             "random": gen_random, "lr_scheduler": gen_lr_scheduler,
             "nn_conv": gen_nn_conv, "nn_pool": gen_nn_pool, "nn_batchnorm": gen_nn_batchnorm,
-            "nn_pad": gen_nn_pad, "nn_resample": gen_nn_resample, "nn_rnn": gen_nn_rnn}
+            "nn_pad": gen_nn_pad, "nn_resample": gen_nn_resample, "nn_rnn": gen_nn_rnn,
+            "nn_attention": gen_nn_attention}
 MAX_BYTES = 2 * 1024 * 1024
 
 

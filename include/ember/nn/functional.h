@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ember/nn/functional/activation.h"
+#include "ember/nn/functional/attention.h"
 #include "ember/nn/functional/batchnorm.h"
 #include "ember/nn/functional/conv.h"
 #include "ember/nn/functional/distance.h"

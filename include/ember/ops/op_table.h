@@ -4,6 +4,7 @@
 // tests (tests/ops/op_info.cpp). The math of row `Name` is `NameOp` in kernels/common/*_functors.h.
 #pragma once
 
+#include "ember/ops/op_table_attention.h"
 #include "ember/ops/op_table_batchnorm.h"
 #include "ember/ops/op_table_conv.h"
 #include "ember/ops/op_table_optim.h"
@@ -164,5 +165,6 @@
   EMBER_BATCHNORM_KERNEL_OPS(_)           \
   EMBER_PAD_KERNEL_OPS(_)                 \
   EMBER_RNN_KERNEL_OPS(_)                 \
+  EMBER_ATTENTION_KERNEL_OPS(_)           \
   EMBER_RESAMPLE_KERNEL_OPS(_)            \
   EMBER_OPTIM_KERNEL_OPS(_)

@@ -1,0 +1,338 @@
+// CPU kernels of fused scaled dot-product attention (kernels/common/attention_params.h), in the
+// manner of FlashAttention-2: the [L, S] score matrix is never stored.
+//
+// Forward: each work item is one block of kBlockQ query rows of one (batch, head). It walks the
+// key/value blocks of kBlockK rows, computes the block's scores with one GEMM, keeps a running
+// row maximum and sum (online softmax), rescales its output accumulator when the maximum grows
+// and adds P·V with a second GEMM. It writes the output and each row's logsumexp, which is all
+// backward needs to recompute P. Causal attention stops at the diagonal block.
+//
+// Backward: each work item is one (batch, key/value head), so the key and value gradients it
+// accumulates are its own (grouped-query heads sharing a key/value head run in the same item).
+// Per query block and key block it recomputes P from the scores and the logsumexp, then
+// dV += Pᵀ·dO, dP = dO·Vᵀ, dS = P∘(dP − rowsum(dO∘O)), dQ += scale·dS·K, dK += scale·dSᵀ·Q:
+// five GEMMs per tile pair.
+//
+// The GEMMs run single-threaded inside the work items: oneDNN's sgemm (one thread inside an
+// OpenMP region) for float, Eigen for double. bfloat16 and float16 tiles are widened to float
+// as they are read, so they accumulate in float, as PyTorch's CPU kernel does.
+#include <dnnl.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "ember/core/half.h"
+#include "kernels/common/attention_params.h"
+#include "kernels/cpu/gemm_cpu.h"
+#include "kernels/cpu/vec_math.h"
+#include "src/core/check.h"
+#include "src/core/parallel.h"
+#include "src/dispatch/dispatch.h"
+
+namespace ember {
+namespace {
+
+// Query rows per forward work item and key rows per tile: a 64 x 256 float score tile (64 KiB)
+// and its gradient stay in L2 with the operand tiles.
+constexpr int64_t kBlockQ = 64;
+constexpr int64_t kBlockK = 256;
+
+/// C = alpha·op(A)·op(B) + beta·C, row-major, on the calling thread. Returns false on failure
+/// (callers run inside OpenMP regions, where nothing may throw).
+bool gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  if (m == 0 || n == 0) return true;
+  return dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, std::max<int64_t>(lda, 1), b,
+                    std::max<int64_t>(ldb, 1), beta, c, std::max<int64_t>(ldc, 1)) == dnnl_success;
+}
+
+bool gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+          int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  if (m == 0 || n == 0) return true;
+  cpu::eigen_dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  return true;
+}
+
+/// `rows` rows of `cols` elements at x as the accumulation type A: x itself when T is A, else
+/// widened into buf.
+template <class T, class A>
+const A* rows_as(const T* x, int64_t rows, int64_t cols, std::vector<A>& buf) {
+  if constexpr (std::is_same_v<T, A>) {
+    return x;
+  } else {
+    buf.resize(static_cast<size_t>(rows * cols));
+    for (int64_t i = 0; i < rows * cols; ++i) buf[static_cast<size_t>(i)] = static_cast<A>(x[i]);
+    return buf.data();
+  }
+}
+
+template <class T, class A>
+void store_rows(const A* x, int64_t n, T* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(x[i]);
+}
+
+template <class A>
+A row_max(const A* s, int64_t n) {
+  A mx = -std::numeric_limits<A>::infinity();
+  int64_t j = 0;
+#ifdef EMBER_VEC_F32_LANES
+  if constexpr (std::is_same_v<A, float>) {
+    using namespace kernels::vec;
+    if (n >= kLanes) {
+      F acc = load(s);
+      for (j = kLanes; j + kLanes <= n; j += kLanes) acc = max(load(s + j), acc);
+      alignas(64) float lanes[kLanes];
+      store(lanes, acc);
+      for (float x : lanes) mx = std::max(mx, x);
+    }
+  }
+#endif
+  for (; j < n; ++j) mx = std::max(mx, s[j]);
+  return mx;
+}
+
+/// s[j] = exp(s[j] - shift) for j < n; returns their sum. shift is finite or +inf (then all 0).
+template <class A>
+A exp_shifted(A* s, int64_t n, A shift) {
+  A sum = 0;
+  int64_t j = 0;
+#ifdef EMBER_VEC_F32_LANES
+  if constexpr (std::is_same_v<A, float>) {
+    using namespace kernels::vec;
+    const F minus = set1(-shift);
+    F acc = set1(0.0f);
+    for (; j + kLanes <= n; j += kLanes) {
+      const F e = exp_full(add(load(s + j), minus));
+      store(s + j, e);
+      acc = add(acc, e);
+    }
+    alignas(64) float lanes[kLanes];
+    store(lanes, acc);
+    for (float x : lanes) sum += x;
+  }
+#endif
+  for (; j < n; ++j) {
+    s[j] = std::exp(s[j] - shift);
+    sum += s[j];
+  }
+  return sum;
+}
+
+/// Adds the mask row and the causal cut to one row of scores: query index l, keys k0 .. k0+n.
+template <class A>
+void mask_row(A* s, int64_t n, const A* mask_row, int64_t mask_ss, bool causal, int64_t l,
+              int64_t k0) {
+  if (mask_row) {
+    if (mask_ss == 1) {
+      for (int64_t j = 0; j < n; ++j) s[j] += mask_row[j];
+    } else {
+      for (int64_t j = 0; j < n; ++j) s[j] += mask_row[j * mask_ss];
+    }
+  }
+  if (causal)
+    for (int64_t j = std::max<int64_t>(0, l + 1 - k0); j < n; ++j)
+      s[j] = -std::numeric_limits<A>::infinity();
+}
+
+/// What a work item needs of the params, typed.
+template <class T, class A>
+struct Views {
+  explicit Views(const SdpaParams& p)
+      : q(static_cast<const T*>(p.q)),
+        k(static_cast<const T*>(p.k)),
+        v(static_cast<const T*>(p.v)),
+        mask(static_cast<const A*>(p.mask)),
+        scale(static_cast<A>(p.scale)),
+        group(p.heads / p.kv_heads),
+        p(p) {}
+  const T *q, *k, *v;
+  const A* mask;
+  A scale;
+  int64_t group;
+  const SdpaParams& p;
+
+  const A* mask_at(int64_t b, int64_t h, int64_t l) const {
+    return mask ? mask + b * p.mask_bs + h * p.mask_hs + l * p.mask_ls : nullptr;
+  }
+  /// Keys a query block [q0, q0 + m) attends to: all, or up to its last row's diagonal.
+  int64_t kv_end(int64_t q0, int64_t m) const { return p.causal ? std::min(p.S, q0 + m) : p.S; }
+};
+
+template <class T, class A>
+void forward_typed(const SdpaParams& p) {
+  const Views<T, A> in(p);
+  T* out = static_cast<T*>(p.out);
+  A* lse = static_cast<A*>(p.lse);
+  const int64_t L = p.L, S = p.S, E = p.E, Ev = p.Ev;
+  const int64_t qblocks = (L + kBlockQ - 1) / kBlockQ;
+  const A inf = std::numeric_limits<A>::infinity();
+  std::atomic<bool> ok{true};
+  parallel_for(0, p.batch * p.heads * qblocks, 1, [&](int64_t begin, int64_t end) {
+    std::vector<A> scores(static_cast<size_t>(kBlockQ * kBlockK));
+    std::vector<A> acc(static_cast<size_t>(kBlockQ * Ev)), row_mx(kBlockQ), row_sum(kBlockQ);
+    std::vector<A> qbuf, kbuf, vbuf, obuf(static_cast<size_t>(Ev));
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t bh = item / qblocks, q0 = item % qblocks * kBlockQ;
+      const int64_t b = bh / p.heads, h = bh % p.heads, kvh = b * p.kv_heads + h / in.group;
+      const int64_t m = std::min(kBlockQ, L - q0);
+      const A* qt = rows_as<T, A>(in.q + (bh * L + q0) * E, m, E, qbuf);
+      std::fill(acc.begin(), acc.begin() + m * Ev, A(0));
+      std::fill(row_mx.begin(), row_mx.end(), -inf);
+      std::fill(row_sum.begin(), row_sum.end(), A(0));
+      const int64_t kv_end = in.kv_end(q0, m);
+      for (int64_t k0 = 0; k0 < kv_end; k0 += kBlockK) {
+        const int64_t n = std::min(kBlockK, kv_end - k0);
+        const A* kt = rows_as<T, A>(in.k + (kvh * S + k0) * E, n, E, kbuf);
+        const A* vt = rows_as<T, A>(in.v + (kvh * S + k0) * Ev, n, Ev, vbuf);
+        if (!gemm(false, true, m, n, E, in.scale, qt, E, kt, E, A(0), scores.data(), n)) ok = false;
+        for (int64_t r = 0; r < m; ++r) {
+          A* s = scores.data() + r * n;
+          const A* mr = in.mask_at(b, h, q0 + r);
+          mask_row(s, n, mr ? mr + k0 * p.mask_ss : nullptr, p.mask_ss, p.causal, q0 + r, k0);
+          const A mx = std::max(row_mx[r], row_max(s, n));
+          if (mx == -inf) {  // nothing of this row takes part yet
+            std::fill(s, s + n, A(0));
+            continue;
+          }
+          const A alpha = std::exp(row_mx[r] - mx);
+          row_sum[r] = row_sum[r] * alpha + exp_shifted(s, n, mx);
+          row_mx[r] = mx;
+          if (alpha != A(1))
+            for (int64_t j = 0; j < Ev; ++j) acc[r * Ev + j] *= alpha;
+        }
+        if (!gemm(false, false, m, Ev, n, A(1), scores.data(), n, vt, Ev, A(1), acc.data(), Ev))
+          ok = false;
+      }
+      for (int64_t r = 0; r < m; ++r) {
+        const A l = row_sum[r];
+        const A inv = l > A(0) ? A(1) / l : A(0);
+        for (int64_t j = 0; j < Ev; ++j) obuf[j] = acc[r * Ev + j] * inv;
+        store_rows(obuf.data(), Ev, out + (bh * L + q0 + r) * Ev);
+        lse[bh * L + q0 + r] = l > A(0) ? row_mx[r] + std::log(l) : inf;
+      }
+    }
+  });
+  EMBER_CHECK(ok.load(), "scaled_dot_product_attention: a GEMM of the fused kernel failed");
+}
+
+template <class T, class A>
+void backward_typed(const SdpaBackwardParams& bp) {
+  const SdpaParams& p = bp.fwd;
+  const Views<T, A> in(p);
+  const T* out = static_cast<const T*>(p.out);
+  const A* lse = static_cast<const A*>(p.lse);
+  const T* dout = static_cast<const T*>(bp.dout);
+  T* dq = static_cast<T*>(bp.dq);
+  T* dk = static_cast<T*>(bp.dk);
+  T* dv = static_cast<T*>(bp.dv);
+  const int64_t L = p.L, S = p.S, E = p.E, Ev = p.Ev;
+  std::atomic<bool> ok{true};
+  parallel_for(0, p.batch * p.kv_heads, 1, [&](int64_t begin, int64_t end) {
+    constexpr bool kSame = std::is_same_v<T, A>;
+    std::vector<A> pt(static_cast<size_t>(kBlockQ * kBlockK)), dpt(pt.size());
+    std::vector<A> dq_acc(static_cast<size_t>(kBlockQ * E)), row_d(kBlockQ);
+    std::vector<A> dk_buf(kSame ? 0 : static_cast<size_t>(S * E));
+    std::vector<A> dv_buf(kSame ? 0 : static_cast<size_t>(S * Ev));
+    std::vector<A> qbuf, dobuf, obuf, kbuf, vbuf;
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t b = item / p.kv_heads;
+      A* dk_acc = kSame ? reinterpret_cast<A*>(dk + item * S * E) : dk_buf.data();
+      A* dv_acc = kSame ? reinterpret_cast<A*>(dv + item * S * Ev) : dv_buf.data();
+      std::fill(dk_acc, dk_acc + S * E, A(0));
+      std::fill(dv_acc, dv_acc + S * Ev, A(0));
+      const int64_t h_first = item % p.kv_heads * in.group;
+      for (int64_t h = h_first; h < h_first + in.group; ++h) {
+        const int64_t bh = b * p.heads + h;
+        for (int64_t q0 = 0; q0 < L; q0 += kBlockQ) {
+          const int64_t m = std::min(kBlockQ, L - q0);
+          const A* qt = rows_as<T, A>(in.q + (bh * L + q0) * E, m, E, qbuf);
+          const A* dot = rows_as<T, A>(dout + (bh * L + q0) * Ev, m, Ev, dobuf);
+          const A* ot = rows_as<T, A>(out + (bh * L + q0) * Ev, m, Ev, obuf);
+          for (int64_t r = 0; r < m; ++r) {
+            A d = 0;
+            for (int64_t j = 0; j < Ev; ++j) d += dot[r * Ev + j] * ot[r * Ev + j];
+            row_d[r] = d;
+          }
+          std::fill(dq_acc.begin(), dq_acc.begin() + m * E, A(0));
+          const int64_t kv_end = in.kv_end(q0, m);
+          for (int64_t k0 = 0; k0 < kv_end; k0 += kBlockK) {
+            const int64_t n = std::min(kBlockK, kv_end - k0);
+            const A* kt = rows_as<T, A>(in.k + (item * S + k0) * E, n, E, kbuf);
+            const A* vt = rows_as<T, A>(in.v + (item * S + k0) * Ev, n, Ev, vbuf);
+            bool g = gemm(false, true, m, n, E, in.scale, qt, E, kt, E, A(0), pt.data(), n);
+            for (int64_t r = 0; r < m; ++r) {
+              A* s = pt.data() + r * n;
+              const A* mr = in.mask_at(b, h, q0 + r);
+              mask_row(s, n, mr ? mr + k0 * p.mask_ss : nullptr, p.mask_ss, p.causal, q0 + r, k0);
+              exp_shifted(s, n, lse[bh * L + q0 + r]);  // P
+            }
+            g = g && gemm(true, false, n, Ev, m, A(1), pt.data(), n, dot, Ev, A(1),
+                          dv_acc + k0 * Ev, Ev);
+            g = g && gemm(false, true, m, n, Ev, A(1), dot, Ev, vt, Ev, A(0), dpt.data(), n);
+            for (int64_t r = 0; r < m; ++r) {
+              const A* pr = pt.data() + r * n;
+              A* ds = dpt.data() + r * n;
+              for (int64_t j = 0; j < n; ++j) ds[j] = pr[j] * (ds[j] - row_d[r]);
+            }
+            g = g &&
+                gemm(false, false, m, E, n, in.scale, dpt.data(), n, kt, E, A(1), dq_acc.data(), E);
+            g = g && gemm(true, false, n, E, m, in.scale, dpt.data(), n, qt, E, A(1),
+                          dk_acc + k0 * E, E);
+            if (!g) ok = false;
+          }
+          store_rows(dq_acc.data(), m * E, dq + (bh * L + q0) * E);
+        }
+      }
+      if constexpr (!kSame) {
+        store_rows(dk_acc, S * E, dk + item * S * E);
+        store_rows(dv_acc, S * Ev, dv + item * S * Ev);
+      }
+    }
+  });
+  EMBER_CHECK(ok.load(),
+              "scaled_dot_product_attention backward: a GEMM of the fused kernel failed");
+}
+
+void cpu_sdpa_fused(ScalarType dtype, const SdpaParams& p) {
+  cpu::sync_omp_threads();
+  switch (dtype) {
+    case kDouble:
+      return forward_typed<double, double>(p);
+    case kBFloat16:
+      return forward_typed<BFloat16, float>(p);
+    case kHalf:
+      return forward_typed<Half, float>(p);
+    default:
+      return forward_typed<float, float>(p);
+  }
+}
+
+void cpu_sdpa_fused_backward(ScalarType dtype, const SdpaBackwardParams& p) {
+  cpu::sync_omp_threads();
+  switch (dtype) {
+    case kDouble:
+      return backward_typed<double, double>(p);
+    case kBFloat16:
+      return backward_typed<BFloat16, float>(p);
+    case kHalf:
+      return backward_typed<Half, float>(p);
+    default:
+      return backward_typed<float, float>(p);
+  }
+}
+
+}  // namespace
+
+void register_cpu_attention_kernels() {
+  const DtypeMask dtypes =
+      dtype_bit(kFloat) | dtype_bit(kDouble) | dtype_bit(kBFloat16) | dtype_bit(kHalf);
+  register_kernel<OpId::sdpa_fused>(kCPU, &cpu_sdpa_fused, dtypes);
+  register_kernel<OpId::sdpa_fused_backward>(kCPU, &cpu_sdpa_fused_backward, dtypes);
+}
+
+}  // namespace ember

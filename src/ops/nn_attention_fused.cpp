@@ -1,0 +1,145 @@
+// The fused path of scaled_dot_product_attention: the sdpa_fused row forward (output and each
+// row's logsumexp, no [L, S] tensor), recorded as one node whose backward is the
+// sdpa_fused_backward row. Under create_graph the backward is recorded ops instead (it recomputes
+// the weights; double backward of attention is rare and this keeps one kernel per direction).
+#include <limits>
+#include <vector>
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/indexing.h"
+#include "ember/ops/linalg.h"
+#include "ember/ops/reduction.h"
+#include "kernels/common/attention_params.h"
+#include "src/autograd/record.h"
+#include "src/core/check.h"
+#include "src/ops/nn_attention_impl.h"
+#include "src/ops/op_common.h"
+
+namespace ember::detail {
+namespace {
+
+ScalarType accumulation_dtype(ScalarType t) { return t == kDouble ? kDouble : kFloat; }
+
+/// t [..., R, C] of rank 3 or 4 as [B, H, R, C] (a view).
+Tensor as_4d(const Tensor& t) { return t.dim() == 3 ? t.unsqueeze(0) : t; }
+
+/// The fused kernels' view of the arguments: contiguous 4-D operands and the mask as an additive
+/// tensor of the accumulation dtype, broadcast (stride 0) to [B, H, L, S].
+struct Fused {
+  Tensor q, k, v, mask;
+  SdpaParams p;
+};
+
+Fused prepare(const SdpaArgs& a) {
+  Fused f;
+  f.q = as_4d(a.q).contiguous();
+  f.k = as_4d(a.k).contiguous();
+  f.v = as_4d(a.v).contiguous();
+  SdpaParams& p = f.p;
+  p.batch = f.q.size(0);
+  p.heads = f.q.size(1);
+  p.kv_heads = f.k.size(1);
+  p.L = f.q.size(2);
+  p.S = f.k.size(2);
+  p.E = f.q.size(3);
+  p.Ev = f.v.size(3);
+  p.q = f.q.data_ptr();
+  p.k = f.k.data_ptr();
+  p.v = f.v.data_ptr();
+  p.causal = a.causal;
+  p.scale = a.scale;
+  if (a.mask.defined()) {
+    const ScalarType acc = accumulation_dtype(a.q.scalar_type());
+    Tensor m =
+        a.mask.scalar_type() == kBool
+            ? zeros(a.mask.sizes(), a.q.options().dtype(acc))
+                  .masked_fill(a.mask.logical_not(), -std::numeric_limits<double>::infinity())
+            : a.mask.to(acc);
+    std::vector<int64_t> sizes(4 - static_cast<size_t>(m.dim()), 1);
+    sizes.insert(sizes.end(), m.sizes().begin(), m.sizes().end());
+    f.mask = m.contiguous().view(sizes).expand({p.batch, p.heads, p.L, p.S});
+    p.mask = f.mask.data_ptr();
+    p.mask_bs = f.mask.stride(0);
+    p.mask_hs = f.mask.stride(1);
+    p.mask_ls = f.mask.stride(2);
+    p.mask_ss = f.mask.stride(3);
+  }
+  return f;
+}
+
+/// The gradients of q, k, v by recorded ops (create_graph).
+autograd::Grads backward_composed(const SdpaArgs& a, const Tensor& dout) {
+  const Tensor k_full = repeat_kv(a.k, a.kv_repeat), v_full = repeat_kv(a.v, a.kv_repeat);
+  const Tensor w = sdpa_weights(a, k_full);
+  const Tensor dv = matmul(w.transpose(-2, -1), dout);
+  const Tensor dw = matmul(dout, v_full.transpose(-2, -1));
+  const Tensor ds = w * (dw - (dw * w).sum({-1}, true));
+  const Tensor dq = matmul(ds, k_full) * a.scale;
+  const Tensor dk = matmul(ds.transpose(-2, -1), a.q) * a.scale;
+  return {dq, fold_kv(dk, a.kv_repeat), fold_kv(dv, a.kv_repeat)};
+}
+
+}  // namespace
+
+std::string sdpa_fused_unsupported(const SdpaArgs& a, double dropout_p) {
+  const DeviceType dev = a.q.device().type();
+  const ScalarType dtype = a.q.scalar_type();
+  if (!supports(OpId::sdpa_fused, dev, dtype) || !supports(OpId::sdpa_fused_backward, dev, dtype))
+    return fmt::format("no fused kernel for {} on {}", to_string(dtype), a.q.device());
+  if (dropout_p > 0) return "dropout_p > 0 (the fused kernel has no dropout)";
+  if (a.q.dim() < 3 || a.q.dim() > 4)
+    return "query of rank " + std::to_string(a.q.dim()) + " (it takes rank 3 or 4)";
+  if (a.k.dim() != a.q.dim() || a.v.dim() != a.q.dim())
+    return "key or value of another rank than query";
+  for (int64_t d = 0; d < a.q.dim() - 3; ++d)
+    if (a.k.size(d) != a.q.size(d) || a.v.size(d) != a.q.size(d))
+      return "key or value with a batch size other than query's";
+  if (a.k.size(-3) * a.kv_repeat != a.q.size(-3) || a.v.size(-3) != a.k.size(-3))
+    return "key or value heads that do not match query's";
+  if (a.q.numel() == 0 || a.k.numel() == 0 || a.v.numel() == 0) return "an empty operand";
+  if (a.mask.defined() && a.mask.requires_grad() && GradMode::is_enabled())
+    return "an attn_mask that requires grad";
+  return "";
+}
+
+Tensor sdpa_fused(const SdpaArgs& a) {
+  autograd::OpRecording rec(a.q, a.k, a.v);
+  Fused f = prepare(a);
+  const ScalarType acc = accumulation_dtype(a.q.scalar_type());
+  Tensor out4 = empty({f.p.batch, f.p.heads, f.p.L, f.p.Ev}, f.q.options());
+  Tensor lse = empty({f.p.batch, f.p.heads, f.p.L}, f.q.options().dtype(acc));
+  f.p.out = out4.data_ptr();
+  f.p.lse = lse.data_ptr();
+  const DeviceType dev = a.q.device().type();
+  get_kernel<OpId::sdpa_fused>(dev, a.q.scalar_type())(a.q.scalar_type(), f.p);
+  Tensor out = a.q.dim() == 3 ? out4.squeeze(0) : out4;
+  if (rec) {
+    autograd::record(
+        "ScaledDotProductFlashAttentionForCpuBackward0", out, autograd::edges_of(a.q, a.k, a.v),
+        [q_ = autograd::save(a.q), k_ = autograd::save(a.k), v_ = autograd::save(a.v),
+         out_ = autograd::save_output(out), mask = a.mask, lse, causal = a.causal, scale = a.scale,
+         repeat = a.kv_repeat](const Tensor& grad, autograd::NeedsGrad) -> autograd::Grads {
+          SdpaArgs b{q_.unpack(), k_.unpack(), v_.unpack(), mask, causal, scale, repeat};
+          if (GradMode::is_enabled()) return backward_composed(b, grad);
+          Fused g = prepare(b);
+          const Tensor o = as_4d(out_.unpack()).contiguous();
+          const Tensor dout = as_4d(grad).contiguous();
+          Tensor dq = empty_like(g.q), dk = empty_like(g.k), dv = empty_like(g.v);
+          SdpaBackwardParams bp;
+          bp.fwd = g.p;
+          bp.fwd.out = const_cast<void*>(o.data_ptr());
+          bp.fwd.lse = const_cast<void*>(lse.data_ptr());
+          bp.dout = dout.data_ptr();
+          bp.dq = dq.data_ptr();
+          bp.dk = dk.data_ptr();
+          bp.dv = dv.data_ptr();
+          const ScalarType dtype = b.q.scalar_type();
+          get_kernel<OpId::sdpa_fused_backward>(b.q.device().type(), dtype)(dtype, bp);
+          return {dq.view(b.q.sizes()), dk.view(b.k.sizes()), dv.view(b.v.sizes())};
+        });
+  }
+  return out;
+}
+
+}  // namespace ember::detail

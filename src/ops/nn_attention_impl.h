@@ -1,0 +1,40 @@
+// The two paths of scaled_dot_product_attention (nn_attention.cpp validates the arguments and
+// chooses): the math composition of recorded ops (nn_attention_math.cpp) and the fused kernel
+// rows behind one autograd node (nn_attention_fused.cpp).
+#pragma once
+
+#include <string>
+
+#include "ember/core/tensor.h"
+
+namespace ember::detail {
+
+/// Arguments already validated (dtypes, shapes, mask broadcasting, GQA divisibility).
+struct SdpaArgs {
+  Tensor q, k, v;  // [..., L, E], [..., S, E], [..., S, Ev]
+  Tensor mask;     // undefined, bool, or of q's dtype; broadcasts to [..., L, S]
+  bool causal = false;
+  double scale = 1.0;
+  int64_t kv_repeat = 1;  // grouped-query attention: query heads per key/value head
+};
+
+/// k or v [..., Hk, S, D] with each head repeated `repeat` times in place ([..., Hk·repeat, S, D],
+/// as repeat_interleave on dim -3), and the reverse for a gradient: the sum over each group.
+Tensor repeat_kv(const Tensor& t, int64_t repeat);
+Tensor fold_kv(const Tensor& grad, int64_t repeat);
+
+/// softmax(scale·q·kᵀ + mask) over the keys, by recorded ops in q's dtype, with rows where no key
+/// takes part set to 0; k already repeated for GQA.
+Tensor sdpa_weights(const SdpaArgs& a, const Tensor& k_full);
+
+/// The math path: recorded ops (float for 16-bit inputs, then cast back), dropout on the weights.
+Tensor sdpa_math(const SdpaArgs& a, double dropout_p, Tensor* weights = nullptr);
+
+/// Why the fused kernel cannot run these arguments ("" when it can).
+std::string sdpa_fused_unsupported(const SdpaArgs& a, double dropout_p);
+Tensor sdpa_fused(const SdpaArgs& a);
+
+/// The backends allowed on this thread, as bits 1 << int(SDPBackend) (src/nn/attention.cpp).
+unsigned& sdpa_allowed_bits();
+
+}  // namespace ember::detail
