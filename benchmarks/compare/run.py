@@ -38,7 +38,7 @@ TORCH_LIBS = ["-ltorch", "-ltorch_cpu", "-lc10"]
 CXX = os.environ.get("CXX", "g++")
 BASE_FLAGS = ["-std=c++17", "-D_GLIBCXX_USE_CXX11_ABI=1"]
 WORKLOADS = ["hwlimits", "overhead", "elementwise", "sgemm", "devx", "train_step", "epoch",
-             "data_loading", "conv"]
+             "data_loading", "conv", "attention"]
 # The newest LibTorch (BENCHMARKS.md "Anchor libraries"): the C++ library of the newest PyPI torch
 # wheel, unpacked outside the repository; --torch-new or EMBER_TORCH_NEW override the default.
 TORCH_NEW_DEFAULT = "/work/cache/torch-2.15.0/torch"
@@ -55,6 +55,9 @@ TARGET_STARTUP_MS = 30.0
 # Issue #15: a training step and a Fashion-MNIST epoch (time ratios, Ember / anchor).
 TARGET_TRAIN_RATIO_OLD = 0.5      # <= 0.5x LibTorch 1.13.1's time
 TARGET_TRAIN_RATIO_NEW = 0.7      # <= 0.7x the newest LibTorch's time
+# Issue #17: the §5 attention workload (time ratios, Ember / anchor).
+TARGET_ATTN_RATIO_OLD = 0.6
+TARGET_ATTN_RATIO_NEW = 1.0
 # Issue #16: the CNN step and epoch (time ratios), conv GFLOP/s (rate ratios, >= 1 = not slower),
 # and conv forward at L2 against the §7 FP32 peak.
 TARGET_CNN_RATIO_OLD = 0.6
@@ -178,6 +181,7 @@ def torch_programs():
         "train_step_torch": ([f"{c}/train_step_torch.cpp"], [], True),
         "epoch_torch": ([f"{c}/epoch_torch.cpp"], ["-lz"], True),
         "conv_torch": ([f"{c}/conv_torch.cpp"], [], True),
+        "attention_torch": ([f"{c}/attention_torch.cpp"], [], True),
     }
     if os.path.exists(f"{c}/data_loading_torch.cpp"):
         progs["data_loading_torch"] = ([f"{c}/data_loading_torch.cpp"], ["-pthread"], False)
@@ -203,6 +207,7 @@ EMBER_PROGRAMS = {
     "epoch": "ember_compare_epoch",
     "data_loading": "ember_compare_data_loading",
     "conv": "ember_compare_conv",
+    "attention": "ember_compare_attention",
 }
 
 # Which programs each workload needs (torch programs are built per anchor).
@@ -215,6 +220,7 @@ WORKLOAD_TORCH_PROGRAMS = {
     "epoch": ["epoch_torch"],
     "data_loading": ["data_loading_torch"],
     "conv": ["conv_torch"],
+    "attention": ["attention_torch"],
 }
 WORKLOAD_PLAIN_PROGRAMS = {"sgemm": ["sgemm_ref"], "devx": ["empty"]}
 
@@ -1306,6 +1312,43 @@ def report_conv(results, passes, threads):
            "peak GFLOP/s", "of peak", "check", "verdict"], rows)
 
 
+def report_attention(results, passes, threads):
+    rows = []
+    libs = ["ember", *[a.label("libtorch") for a in ANCHORS]]
+    cases = list(dict.fromkeys(c for (w, c, _, _) in results.data if w == "attention"))
+    for p in passes:
+        for case in cases:
+            # Issue #17's targets: the §5 attention workload (sdpa and manual, both directions)
+            # <= 0.6x LibTorch 1.13.1 and <= the newest LibTorch; the §10 cases are reported.
+            targets = ([TARGET_ATTN_RATIO_OLD if not a.suffix else TARGET_ATTN_RATIO_NEW
+                        for a in ANCHORS] if not case.startswith("long") else [None] * len(ANCHORS))
+            for thr in threads:
+                e = results.get(("attention", case, thr, "ember"), p)
+                ts = anchor_recs(results, "attention", case, thr, "libtorch", p)
+                if e is None and all(t is None for t in ts):
+                    continue
+                rs = [ratio(e, t) for t in ts]
+                oks = [None if r is None or tg is None else r <= tg for r, tg in zip(rs, targets)]
+                infos = [results.info.get(("attention", case, thr, lib), {}) for lib in libs]
+                checks = [i.get("check") for i in infos if i.get("check")]
+                check = "-" if not checks else ("pass" if all(c == "pass" for c in checks)
+                                                else "FAIL")
+                mem = " / ".join(i.get("peak_mib", "-") for i in infos)
+                rows.append([p, case, thr, fmt_cell(e), *[fmt_cell(t) for t in ts],
+                             *[fmt_ratio(r) for r in rs], mem, check,
+                             verdicts(oks, infos[0].get("check", "-"))])
+    table("§5 attention workload and §10 attention at length (ms per call: lower is better)",
+          "§5: q, k, v [16, 4, 128, 64]; manual = softmax(q kT / 8) v by matmul/softmax, sdpa = "
+          "scaled_dot_product_attention (LibTorch 1.13: _scaled_dot_product_attention, its math "
+          "path). §10: [1, 8, L, 64]. fwd under NoGradGuard, fwdbwd = out.backward(g). median "
+          "[min-max]. ratio = Ember / LibTorch time; targets (issue #17, §5 cases): <= "
+          f"{TARGET_ATTN_RATIO_OLD} x LibTorch 1.13.1 and <= {TARGET_ATTN_RATIO_NEW} x the "
+          "newest. peak MiB = peak resident memory beyond the inputs (Ember / anchors).\n"
+          + anchors_note(),
+          ["pass", "case", "threads", "Ember ms", *[f"{column_name(a)} ms" for a in ANCHORS],
+           *anchor_ratio_headers(), "peak MiB", "check", "verdict"], rows)
+
+
 DATA_LOADING_LOAD_LINE = re.compile(r"^INFO data_loading load (\S+) (\S+=.*)$")
 
 
@@ -1523,6 +1566,11 @@ def main():
             run_workload_cases(runner, results, p, "conv", [
                 ember_prog("conv"), *anchor_progs(torch_bins, "conv_torch", "libtorch")],
                 cases_of("conv_torch", "conv"), train_threads)
+        if "attention" in only:
+            run_workload_cases(runner, results, p, "attention", [
+                ember_prog("attention"),
+                *anchor_progs(torch_bins, "attention_torch", "libtorch")],
+                cases_of("attention_torch", "attention"), train_threads)
 
     mode = "QUICK smoke test, not a measurement" if args.quick else "full protocol"
     names = " and ".join(a.name for a in ANCHORS if a.available)
@@ -1551,6 +1599,8 @@ def main():
         report_data_loading(results, passes)
     if "conv" in only:
         report_conv(results, passes, train_threads)
+    if "attention" in only:
+        report_attention(results, passes, train_threads)
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
     raw_path = os.path.join(args.work, f"results-{stamp}.txt")

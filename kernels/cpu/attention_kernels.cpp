@@ -39,7 +39,7 @@ namespace {
 
 // Query rows per forward work item and key rows per tile: a 64 x 256 float score tile (64 KiB)
 // and its gradient stay in L2 with the operand tiles.
-constexpr int64_t kBlockQ = 64;
+constexpr int64_t kBlockQ = 128;
 constexpr int64_t kBlockK = 256;
 
 /// C = alpha·op(A)·op(B) + beta·C, row-major, on the calling thread. Returns false on failure
@@ -123,6 +123,42 @@ A exp_shifted(A* s, int64_t n, A shift) {
   return sum;
 }
 
+/// Σ a[j]·b[j].
+template <class A>
+A dot_row(const A* a, const A* b, int64_t n) {
+  A sum = 0;
+  int64_t j = 0;
+#ifdef EMBER_VEC_F32_LANES
+  if constexpr (std::is_same_v<A, float>) {
+    using namespace kernels::vec;
+    if (n >= kLanes) {
+      F acc = mul(load(a), load(b));
+      for (j = kLanes; j + kLanes <= n; j += kLanes) acc = fmadd(load(a + j), load(b + j), acc);
+      alignas(64) float lanes[kLanes];
+      store(lanes, acc);
+      for (float x : lanes) sum += x;
+    }
+  }
+#endif
+  for (; j < n; ++j) sum += a[j] * b[j];
+  return sum;
+}
+
+/// ds[j] = p[j]·(ds[j] − d): the score gradient from the weights and their gradient dP (in ds).
+template <class A>
+void ds_row(const A* __restrict p, A* __restrict ds, int64_t n, A d) {
+  int64_t j = 0;
+#ifdef EMBER_VEC_F32_LANES
+  if constexpr (std::is_same_v<A, float>) {
+    using namespace kernels::vec;
+    const F vd = set1(d);
+    for (; j + kLanes <= n; j += kLanes)
+      store(ds + j, mul(load(p + j), add(load(ds + j), neg(vd))));
+  }
+#endif
+  for (; j < n; ++j) ds[j] = p[j] * (ds[j] - d);
+}
+
 /// Adds the mask row and the causal cut to one row of scores: query index l, keys k0 .. k0+n.
 template <class A>
 void mask_row(A* s, int64_t n, const A* mask_row, int64_t mask_ss, bool causal, int64_t l,
@@ -199,11 +235,15 @@ void forward_typed(const SdpaParams& p) {
             std::fill(s, s + n, A(0));
             continue;
           }
-          const A alpha = std::exp(row_mx[r] - mx);
-          row_sum[r] = row_sum[r] * alpha + exp_shifted(s, n, mx);
+          if (row_mx[r] == -inf) {  // the row's first keys: its accumulator is still zero
+            row_sum[r] = exp_shifted(s, n, mx);
+          } else {
+            const A alpha = std::exp(row_mx[r] - mx);
+            row_sum[r] = row_sum[r] * alpha + exp_shifted(s, n, mx);
+            if (alpha != A(1))
+              for (int64_t j = 0; j < Ev; ++j) acc[r * Ev + j] *= alpha;
+          }
           row_mx[r] = mx;
-          if (alpha != A(1))
-            for (int64_t j = 0; j < Ev; ++j) acc[r * Ev + j] *= alpha;
         }
         if (!gemm(false, false, m, Ev, n, A(1), scores.data(), n, vt, Ev, A(1), acc.data(), Ev))
           ok = false;
@@ -239,12 +279,14 @@ void backward_typed(const SdpaBackwardParams& bp) {
     std::vector<A> dk_buf(kSame ? 0 : static_cast<size_t>(S * E));
     std::vector<A> dv_buf(kSame ? 0 : static_cast<size_t>(S * Ev));
     std::vector<A> qbuf, dobuf, obuf, kbuf, vbuf;
+    std::vector<int64_t> written(static_cast<size_t>((S + kBlockK - 1) / kBlockK));
     for (int64_t item = begin; item < end; ++item) {
       const int64_t b = item / p.kv_heads;
       A* dk_acc = kSame ? reinterpret_cast<A*>(dk + item * S * E) : dk_buf.data();
       A* dv_acc = kSame ? reinterpret_cast<A*>(dv + item * S * Ev) : dv_buf.data();
-      std::fill(dk_acc, dk_acc + S * E, A(0));
-      std::fill(dv_acc, dv_acc + S * Ev, A(0));
+      // A key block's first contribution overwrites (beta 0) instead of adding to zeros; rows no
+      // query reaches are zeroed at the end.
+      std::fill(written.begin(), written.end(), 0);
       const int64_t h_first = item % p.kv_heads * in.group;
       for (int64_t h = h_first; h < h_first + in.group; ++h) {
         const int64_t bh = b * p.heads + h;
@@ -253,15 +295,20 @@ void backward_typed(const SdpaBackwardParams& bp) {
           const A* qt = rows_as<T, A>(in.q + (bh * L + q0) * E, m, E, qbuf);
           const A* dot = rows_as<T, A>(dout + (bh * L + q0) * Ev, m, Ev, dobuf);
           const A* ot = rows_as<T, A>(out + (bh * L + q0) * Ev, m, Ev, obuf);
-          for (int64_t r = 0; r < m; ++r) {
-            A d = 0;
-            for (int64_t j = 0; j < Ev; ++j) d += dot[r * Ev + j] * ot[r * Ev + j];
-            row_d[r] = d;
-          }
-          std::fill(dq_acc.begin(), dq_acc.begin() + m * E, A(0));
+          for (int64_t r = 0; r < m; ++r) row_d[r] = dot_row(dot + r * Ev, ot + r * Ev, Ev);
           const int64_t kv_end = in.kv_end(q0, m);
+          if (kv_end == 0) std::fill(dq_acc.begin(), dq_acc.begin() + m * E, A(0));
           for (int64_t k0 = 0; k0 < kv_end; k0 += kBlockK) {
             const int64_t n = std::min(kBlockK, kv_end - k0);
+            // Rows of this key block written so far: none means overwrite (beta 0); a causal
+            // block can be reached partly first, so rows past them are zeroed before adding.
+            int64_t& done = written[static_cast<size_t>(k0 / kBlockK)];
+            if (done > 0 && n > done) {
+              std::fill(dk_acc + (k0 + done) * E, dk_acc + (k0 + n) * E, A(0));
+              std::fill(dv_acc + (k0 + done) * Ev, dv_acc + (k0 + n) * Ev, A(0));
+            }
+            const A kv_beta = done > 0 ? A(1) : A(0), q_beta = k0 == 0 ? A(0) : A(1);
+            done = std::max(done, n);
             const A* kt = rows_as<T, A>(in.k + (item * S + k0) * E, n, E, kbuf);
             const A* vt = rows_as<T, A>(in.v + (item * S + k0) * Ev, n, Ev, vbuf);
             bool g = gemm(false, true, m, n, E, in.scale, qt, E, kt, E, A(0), pt.data(), n);
@@ -271,22 +318,24 @@ void backward_typed(const SdpaBackwardParams& bp) {
               mask_row(s, n, mr ? mr + k0 * p.mask_ss : nullptr, p.mask_ss, p.causal, q0 + r, k0);
               exp_shifted(s, n, lse[bh * L + q0 + r]);  // P
             }
-            g = g && gemm(true, false, n, Ev, m, A(1), pt.data(), n, dot, Ev, A(1),
+            g = g && gemm(true, false, n, Ev, m, A(1), pt.data(), n, dot, Ev, kv_beta,
                           dv_acc + k0 * Ev, Ev);
             g = g && gemm(false, true, m, n, Ev, A(1), dot, Ev, vt, Ev, A(0), dpt.data(), n);
-            for (int64_t r = 0; r < m; ++r) {
-              const A* pr = pt.data() + r * n;
-              A* ds = dpt.data() + r * n;
-              for (int64_t j = 0; j < n; ++j) ds[j] = pr[j] * (ds[j] - row_d[r]);
-            }
-            g = g &&
-                gemm(false, false, m, E, n, in.scale, dpt.data(), n, kt, E, A(1), dq_acc.data(), E);
-            g = g && gemm(true, false, n, E, m, in.scale, dpt.data(), n, qt, E, A(1),
+            for (int64_t r = 0; r < m; ++r)
+              ds_row(pt.data() + r * n, dpt.data() + r * n, n, row_d[r]);
+            g = g && gemm(false, false, m, E, n, in.scale, dpt.data(), n, kt, E, q_beta,
+                          dq_acc.data(), E);
+            g = g && gemm(true, false, n, E, m, in.scale, dpt.data(), n, qt, E, kv_beta,
                           dk_acc + k0 * E, E);
             if (!g) ok = false;
           }
           store_rows(dq_acc.data(), m * E, dq + (bh * L + q0) * E);
         }
+      }
+      for (size_t kb = 0; kb < written.size(); ++kb) {
+        const int64_t k0 = static_cast<int64_t>(kb) * kBlockK, end = std::min(k0 + kBlockK, S);
+        std::fill(dk_acc + (k0 + written[kb]) * E, dk_acc + end * E, A(0));
+        std::fill(dv_acc + (k0 + written[kb]) * Ev, dv_acc + end * Ev, A(0));
       }
       if constexpr (!kSame) {
         store_rows(dk_acc, S * E, dk + item * S * E);
