@@ -68,6 +68,7 @@ from gen.nn_pad import gen_nn_pad
 from gen.nn_pool import gen_nn_pool
 from gen.nn_resample import gen_nn_resample
 from gen.nn_rnn import gen_nn_rnn
+from gen.nn_transformer import gen_nn_transformer
 from gen.optim import gen_optim
 from gen.random import gen_random
 from gen.reduction import gen_reduction
@@ -81,7 +82,7 @@ FAMILIES = {"unary": gen_unary, "binary": gen_binary, "reduction": gen_reduction
             "random": gen_random, "lr_scheduler": gen_lr_scheduler,
             "nn_conv": gen_nn_conv, "nn_pool": gen_nn_pool, "nn_batchnorm": gen_nn_batchnorm,
             "nn_pad": gen_nn_pad, "nn_resample": gen_nn_resample, "nn_rnn": gen_nn_rnn,
-            "nn_attention": gen_nn_attention}
+            "nn_attention": gen_nn_attention, "nn_transformer": gen_nn_transformer}
 MAX_BYTES = 2 * 1024 * 1024
 
 
