@@ -58,16 +58,25 @@ bool gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const
   return true;
 }
 
-/// `rows` rows of `cols` elements at x as the accumulation type A: x itself when T is A, else
-/// widened into buf.
+/// A tile: rows of A with leading dimension ld.
+template <class A>
+struct Tile {
+  const A* data;
+  int64_t ld;
+};
+
+/// `rows` rows of `cols` elements, `ld` apart, at x as the accumulation type A: x itself when T is
+/// A, else widened into buf (then ld = cols).
 template <class T, class A>
-const A* rows_as(const T* x, int64_t rows, int64_t cols, std::vector<A>& buf) {
+Tile<A> rows_as(const T* x, int64_t rows, int64_t cols, int64_t ld, std::vector<A>& buf) {
   if constexpr (std::is_same_v<T, A>) {
-    return x;
+    return {x, ld};
   } else {
     buf.resize(static_cast<size_t>(rows * cols));
-    for (int64_t i = 0; i < rows * cols; ++i) buf[static_cast<size_t>(i)] = static_cast<A>(x[i]);
-    return buf.data();
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < cols; ++j)
+        buf[static_cast<size_t>(r * cols + j)] = static_cast<A>(x[r * ld + j]);
+    return {buf.data(), cols};
   }
 }
 
@@ -192,6 +201,11 @@ struct Views {
   int64_t group;
   const SdpaParams& p;
 
+  /// Row r of head h of batch b of an operand.
+  template <class U>
+  static U* row(U* base, const SdpaStrides& st, int64_t b, int64_t h, int64_t r) {
+    return base + b * st.bs + h * st.hs + r * st.rs;
+  }
   const A* mask_at(int64_t b, int64_t h, int64_t l) const {
     return mask ? mask + b * p.mask_bs + h * p.mask_hs + l * p.mask_ls : nullptr;
   }
@@ -204,7 +218,7 @@ void forward_typed(const SdpaParams& p) {
   const Views<T, A> in(p);
   T* out = static_cast<T*>(p.out);
   A* lse = static_cast<A*>(p.lse);
-  const int64_t L = p.L, S = p.S, E = p.E, Ev = p.Ev;
+  const int64_t L = p.L, E = p.E, Ev = p.Ev;
   const int64_t qblocks = (L + kBlockQ - 1) / kBlockQ;
   const A inf = std::numeric_limits<A>::infinity();
   std::atomic<bool> ok{true};
@@ -214,18 +228,20 @@ void forward_typed(const SdpaParams& p) {
     std::vector<A> qbuf, kbuf, vbuf, obuf(static_cast<size_t>(Ev));
     for (int64_t item = begin; item < end; ++item) {
       const int64_t bh = item / qblocks, q0 = item % qblocks * kBlockQ;
-      const int64_t b = bh / p.heads, h = bh % p.heads, kvh = b * p.kv_heads + h / in.group;
+      const int64_t b = bh / p.heads, h = bh % p.heads, kvh = h / in.group;
       const int64_t m = std::min(kBlockQ, L - q0);
-      const A* qt = rows_as<T, A>(in.q + (bh * L + q0) * E, m, E, qbuf);
+      const Tile<A> qt = rows_as<T, A>(in.row(in.q, p.q_st, b, h, q0), m, E, p.q_st.rs, qbuf);
       std::fill(acc.begin(), acc.begin() + m * Ev, A(0));
       std::fill(row_mx.begin(), row_mx.end(), -inf);
       std::fill(row_sum.begin(), row_sum.end(), A(0));
       const int64_t kv_end = in.kv_end(q0, m);
       for (int64_t k0 = 0; k0 < kv_end; k0 += kBlockK) {
         const int64_t n = std::min(kBlockK, kv_end - k0);
-        const A* kt = rows_as<T, A>(in.k + (kvh * S + k0) * E, n, E, kbuf);
-        const A* vt = rows_as<T, A>(in.v + (kvh * S + k0) * Ev, n, Ev, vbuf);
-        if (!gemm(false, true, m, n, E, in.scale, qt, E, kt, E, A(0), scores.data(), n)) ok = false;
+        const Tile<A> kt = rows_as<T, A>(in.row(in.k, p.k_st, b, kvh, k0), n, E, p.k_st.rs, kbuf);
+        const Tile<A> vt = rows_as<T, A>(in.row(in.v, p.v_st, b, kvh, k0), n, Ev, p.v_st.rs, vbuf);
+        if (!gemm(false, true, m, n, E, in.scale, qt.data, qt.ld, kt.data, kt.ld, A(0),
+                  scores.data(), n))
+          ok = false;
         for (int64_t r = 0; r < m; ++r) {
           A* s = scores.data() + r * n;
           const A* mr = in.mask_at(b, h, q0 + r);
@@ -245,14 +261,15 @@ void forward_typed(const SdpaParams& p) {
           }
           row_mx[r] = mx;
         }
-        if (!gemm(false, false, m, Ev, n, A(1), scores.data(), n, vt, Ev, A(1), acc.data(), Ev))
+        if (!gemm(false, false, m, Ev, n, A(1), scores.data(), n, vt.data, vt.ld, A(1), acc.data(),
+                  Ev))
           ok = false;
       }
       for (int64_t r = 0; r < m; ++r) {
         const A l = row_sum[r];
         const A inv = l > A(0) ? A(1) / l : A(0);
         for (int64_t j = 0; j < Ev; ++j) obuf[j] = acc[r * Ev + j] * inv;
-        store_rows(obuf.data(), Ev, out + (bh * L + q0 + r) * Ev);
+        store_rows(obuf.data(), Ev, in.row(out, p.out_st, b, h, q0 + r));
         lse[bh * L + q0 + r] = l > A(0) ? row_mx[r] + std::log(l) : inf;
       }
     }
@@ -273,73 +290,75 @@ void backward_typed(const SdpaBackwardParams& bp) {
   const int64_t L = p.L, S = p.S, E = p.E, Ev = p.Ev;
   std::atomic<bool> ok{true};
   parallel_for(0, p.batch * p.kv_heads, 1, [&](int64_t begin, int64_t end) {
-    constexpr bool kSame = std::is_same_v<T, A>;
     std::vector<A> pt(static_cast<size_t>(kBlockQ * kBlockK)), dpt(pt.size());
     std::vector<A> dq_acc(static_cast<size_t>(kBlockQ * E)), row_d(kBlockQ);
-    std::vector<A> dk_buf(kSame ? 0 : static_cast<size_t>(S * E));
-    std::vector<A> dv_buf(kSame ? 0 : static_cast<size_t>(S * Ev));
+    std::vector<A> dk_acc(static_cast<size_t>(S * E)), dv_acc(static_cast<size_t>(S * Ev));
     std::vector<A> qbuf, dobuf, obuf, kbuf, vbuf;
     std::vector<int64_t> written(static_cast<size_t>((S + kBlockK - 1) / kBlockK));
     for (int64_t item = begin; item < end; ++item) {
-      const int64_t b = item / p.kv_heads;
-      A* dk_acc = kSame ? reinterpret_cast<A*>(dk + item * S * E) : dk_buf.data();
-      A* dv_acc = kSame ? reinterpret_cast<A*>(dv + item * S * Ev) : dv_buf.data();
+      const int64_t b = item / p.kv_heads, g = item % p.kv_heads;
       // A key block's first contribution overwrites (beta 0) instead of adding to zeros; rows no
       // query reaches are zeroed at the end.
       std::fill(written.begin(), written.end(), 0);
-      const int64_t h_first = item % p.kv_heads * in.group;
-      for (int64_t h = h_first; h < h_first + in.group; ++h) {
+      for (int64_t h = g * in.group; h < (g + 1) * in.group; ++h) {
         const int64_t bh = b * p.heads + h;
         for (int64_t q0 = 0; q0 < L; q0 += kBlockQ) {
           const int64_t m = std::min(kBlockQ, L - q0);
-          const A* qt = rows_as<T, A>(in.q + (bh * L + q0) * E, m, E, qbuf);
-          const A* dot = rows_as<T, A>(dout + (bh * L + q0) * Ev, m, Ev, dobuf);
-          const A* ot = rows_as<T, A>(out + (bh * L + q0) * Ev, m, Ev, obuf);
-          for (int64_t r = 0; r < m; ++r) row_d[r] = dot_row(dot + r * Ev, ot + r * Ev, Ev);
+          const Tile<A> qt = rows_as<T, A>(in.row(in.q, p.q_st, b, h, q0), m, E, p.q_st.rs, qbuf);
+          const Tile<A> dot =
+              rows_as<T, A>(in.row(dout, bp.dout_st, b, h, q0), m, Ev, bp.dout_st.rs, dobuf);
+          const Tile<A> ot =
+              rows_as<T, A>(in.row(out, p.out_st, b, h, q0), m, Ev, p.out_st.rs, obuf);
+          for (int64_t r = 0; r < m; ++r)
+            row_d[r] = dot_row(dot.data + r * dot.ld, ot.data + r * ot.ld, Ev);
           const int64_t kv_end = in.kv_end(q0, m);
           if (kv_end == 0) std::fill(dq_acc.begin(), dq_acc.begin() + m * E, A(0));
           for (int64_t k0 = 0; k0 < kv_end; k0 += kBlockK) {
             const int64_t n = std::min(kBlockK, kv_end - k0);
+            const Tile<A> kt = rows_as<T, A>(in.row(in.k, p.k_st, b, g, k0), n, E, p.k_st.rs, kbuf);
+            const Tile<A> vt =
+                rows_as<T, A>(in.row(in.v, p.v_st, b, g, k0), n, Ev, p.v_st.rs, vbuf);
             // Rows of this key block written so far: none means overwrite (beta 0); a causal
             // block can be reached partly first, so rows past them are zeroed before adding.
             int64_t& done = written[static_cast<size_t>(k0 / kBlockK)];
             if (done > 0 && n > done) {
-              std::fill(dk_acc + (k0 + done) * E, dk_acc + (k0 + n) * E, A(0));
-              std::fill(dv_acc + (k0 + done) * Ev, dv_acc + (k0 + n) * Ev, A(0));
+              std::fill(dk_acc.begin() + (k0 + done) * E, dk_acc.begin() + (k0 + n) * E, A(0));
+              std::fill(dv_acc.begin() + (k0 + done) * Ev, dv_acc.begin() + (k0 + n) * Ev, A(0));
             }
             const A kv_beta = done > 0 ? A(1) : A(0), q_beta = k0 == 0 ? A(0) : A(1);
             done = std::max(done, n);
-            const A* kt = rows_as<T, A>(in.k + (item * S + k0) * E, n, E, kbuf);
-            const A* vt = rows_as<T, A>(in.v + (item * S + k0) * Ev, n, Ev, vbuf);
-            bool g = gemm(false, true, m, n, E, in.scale, qt, E, kt, E, A(0), pt.data(), n);
+            bool ok_tile = gemm(false, true, m, n, E, in.scale, qt.data, qt.ld, kt.data, kt.ld,
+                                A(0), pt.data(), n);
             for (int64_t r = 0; r < m; ++r) {
               A* s = pt.data() + r * n;
               const A* mr = in.mask_at(b, h, q0 + r);
               mask_row(s, n, mr ? mr + k0 * p.mask_ss : nullptr, p.mask_ss, p.causal, q0 + r, k0);
               exp_shifted(s, n, lse[bh * L + q0 + r]);  // P
             }
-            g = g && gemm(true, false, n, Ev, m, A(1), pt.data(), n, dot, Ev, kv_beta,
-                          dv_acc + k0 * Ev, Ev);
-            g = g && gemm(false, true, m, n, Ev, A(1), dot, Ev, vt, Ev, A(0), dpt.data(), n);
+            ok_tile = ok_tile && gemm(true, false, n, Ev, m, A(1), pt.data(), n, dot.data, dot.ld,
+                                      kv_beta, dv_acc.data() + k0 * Ev, Ev);
+            ok_tile = ok_tile && gemm(false, true, m, n, Ev, A(1), dot.data, dot.ld, vt.data, vt.ld,
+                                      A(0), dpt.data(), n);
             for (int64_t r = 0; r < m; ++r)
               ds_row(pt.data() + r * n, dpt.data() + r * n, n, row_d[r]);
-            g = g && gemm(false, false, m, E, n, in.scale, dpt.data(), n, kt, E, q_beta,
-                          dq_acc.data(), E);
-            g = g && gemm(true, false, n, E, m, in.scale, dpt.data(), n, qt, E, kv_beta,
-                          dk_acc + k0 * E, E);
-            if (!g) ok = false;
+            ok_tile = ok_tile && gemm(false, false, m, E, n, in.scale, dpt.data(), n, kt.data,
+                                      kt.ld, q_beta, dq_acc.data(), E);
+            ok_tile = ok_tile && gemm(true, false, n, E, m, in.scale, dpt.data(), n, qt.data, qt.ld,
+                                      kv_beta, dk_acc.data() + k0 * E, E);
+            if (!ok_tile) ok = false;
           }
-          store_rows(dq_acc.data(), m * E, dq + (bh * L + q0) * E);
+          for (int64_t r = 0; r < m; ++r)
+            store_rows(dq_acc.data() + r * E, E, in.row(dq, bp.dq_st, b, h, q0 + r));
         }
       }
       for (size_t kb = 0; kb < written.size(); ++kb) {
         const int64_t k0 = static_cast<int64_t>(kb) * kBlockK, end = std::min(k0 + kBlockK, S);
-        std::fill(dk_acc + (k0 + written[kb]) * E, dk_acc + end * E, A(0));
-        std::fill(dv_acc + (k0 + written[kb]) * Ev, dv_acc + end * Ev, A(0));
+        std::fill(dk_acc.begin() + (k0 + written[kb]) * E, dk_acc.begin() + end * E, A(0));
+        std::fill(dv_acc.begin() + (k0 + written[kb]) * Ev, dv_acc.begin() + end * Ev, A(0));
       }
-      if constexpr (!kSame) {
-        store_rows(dk_acc, S * E, dk + item * S * E);
-        store_rows(dv_acc, S * Ev, dv + item * S * Ev);
+      for (int64_t r = 0; r < S; ++r) {
+        store_rows(dk_acc.data() + r * E, E, in.row(dk, bp.dk_st, b, g, r));
+        store_rows(dv_acc.data() + r * Ev, Ev, in.row(dv, bp.dv_st, b, g, r));
       }
     }
   });

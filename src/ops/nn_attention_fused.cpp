@@ -2,6 +2,8 @@
 // row's logsumexp, no [L, S] tensor), recorded as one node whose backward is the
 // sdpa_fused_backward row. Under create_graph the backward is recorded ops instead (it recomputes
 // the weights; double backward of attention is rare and this keeps one kernel per direction).
+#include <algorithm>
+#include <array>
 #include <limits>
 #include <vector>
 
@@ -21,11 +23,31 @@ namespace {
 
 ScalarType accumulation_dtype(ScalarType t) { return t == kDouble ? kDouble : kFloat; }
 
-/// t [..., R, C] of rank 3 or 4 as [B, H, R, C] (a view).
-Tensor as_4d(const Tensor& t) { return t.dim() == 3 ? t.unsqueeze(0) : t; }
+/// t [..., R, C] of rank 3 or 4 as [B, H, R, C], a view when its last dim is dense (the kernels
+/// take any other strides), else a contiguous copy.
+Tensor as_4d(const Tensor& t) {
+  const Tensor t4 = t.dim() == 3 ? t.unsqueeze(0) : t;
+  return t4.stride(3) == 1 || t4.size(3) == 1 ? t4 : t4.contiguous();
+}
 
-/// The fused kernels' view of the arguments: contiguous 4-D operands and the mask as an additive
-/// tensor of the accumulation dtype, broadcast (stride 0) to [B, H, L, S].
+SdpaStrides strides_of(const Tensor& t4) { return {t4.stride(0), t4.stride(1), t4.stride(2)}; }
+
+/// A new [B, H, R, cols] tensor laid out in memory as `like` (its first three dims in the order of
+/// their strides, cols innermost): the output of MultiheadAttention's [L, N·H, hd] projections
+/// then reshapes to [L, N, E] without a copy, as PyTorch's CPU kernel arranges for its own.
+Tensor empty_in_layout_of(const Tensor& like, int64_t cols) {
+  std::array<int64_t, 3> order{0, 1, 2};
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return like.stride(a) > like.stride(b); });
+  Tensor t =
+      empty({like.size(order[0]), like.size(order[1]), like.size(order[2]), cols}, like.options());
+  std::array<int64_t, 4> back{0, 0, 0, 3};  // the dim of t holding original dim d
+  for (int64_t d = 0; d < 3; ++d) back[static_cast<size_t>(order[static_cast<size_t>(d)])] = d;
+  return t.permute({back[0], back[1], back[2], back[3]});
+}
+
+/// The fused kernels' view of the arguments: 4-D operands with dense rows and the mask as an
+/// additive tensor of the accumulation dtype, broadcast (stride 0) to [B, H, L, S].
 struct Fused {
   Tensor q, k, v, mask;
   SdpaParams p;
@@ -33,9 +55,9 @@ struct Fused {
 
 Fused prepare(const SdpaArgs& a) {
   Fused f;
-  f.q = as_4d(a.q).contiguous();
-  f.k = as_4d(a.k).contiguous();
-  f.v = as_4d(a.v).contiguous();
+  f.q = as_4d(a.q);
+  f.k = as_4d(a.k);
+  f.v = as_4d(a.v);
   SdpaParams& p = f.p;
   p.batch = f.q.size(0);
   p.heads = f.q.size(1);
@@ -47,6 +69,9 @@ Fused prepare(const SdpaArgs& a) {
   p.q = f.q.data_ptr();
   p.k = f.k.data_ptr();
   p.v = f.v.data_ptr();
+  p.q_st = strides_of(f.q);
+  p.k_st = strides_of(f.k);
+  p.v_st = strides_of(f.v);
   p.causal = a.causal;
   p.scale = a.scale;
   if (a.mask.defined()) {
@@ -107,9 +132,10 @@ Tensor sdpa_fused(const SdpaArgs& a) {
   autograd::OpRecording rec(a.q, a.k, a.v);
   Fused f = prepare(a);
   const ScalarType acc = accumulation_dtype(a.q.scalar_type());
-  Tensor out4 = empty({f.p.batch, f.p.heads, f.p.L, f.p.Ev}, f.q.options());
+  Tensor out4 = empty_in_layout_of(f.q, f.p.Ev);
   Tensor lse = empty({f.p.batch, f.p.heads, f.p.L}, f.q.options().dtype(acc));
   f.p.out = out4.data_ptr();
+  f.p.out_st = strides_of(out4);
   f.p.lse = lse.data_ptr();
   const DeviceType dev = a.q.device().type();
   get_kernel<OpId::sdpa_fused>(dev, a.q.scalar_type())(a.q.scalar_type(), f.p);
@@ -123,20 +149,29 @@ Tensor sdpa_fused(const SdpaArgs& a) {
           SdpaArgs b{q_.unpack(), k_.unpack(), v_.unpack(), mask, causal, scale, repeat};
           if (GradMode::is_enabled()) return backward_composed(b, grad);
           Fused g = prepare(b);
-          const Tensor o = as_4d(out_.unpack()).contiguous();
-          const Tensor dout = as_4d(grad).contiguous();
-          Tensor dq = empty_like(g.q), dk = empty_like(g.k), dv = empty_like(g.v);
+          const Tensor o = as_4d(out_.unpack());
+          const Tensor dout = as_4d(grad);
+          Tensor dq = empty_in_layout_of(g.q, g.p.E), dk = empty_in_layout_of(g.k, g.p.E);
+          Tensor dv = empty_in_layout_of(g.v, g.p.Ev);
           SdpaBackwardParams bp;
           bp.fwd = g.p;
           bp.fwd.out = const_cast<void*>(o.data_ptr());
+          bp.fwd.out_st = strides_of(o);
           bp.fwd.lse = const_cast<void*>(lse.data_ptr());
           bp.dout = dout.data_ptr();
+          bp.dout_st = strides_of(dout);
           bp.dq = dq.data_ptr();
           bp.dk = dk.data_ptr();
           bp.dv = dv.data_ptr();
+          bp.dq_st = strides_of(dq);
+          bp.dk_st = strides_of(dk);
+          bp.dv_st = strides_of(dv);
           const ScalarType dtype = b.q.scalar_type();
           get_kernel<OpId::sdpa_fused_backward>(b.q.device().type(), dtype)(dtype, bp);
-          return {dq.view(b.q.sizes()), dk.view(b.k.sizes()), dv.view(b.v.sizes())};
+          auto like = [](const Tensor& g4, const Tensor& input) {
+            return input.dim() == 3 ? g4.squeeze(0) : g4;
+          };
+          return {like(dq, b.q), like(dk, b.k), like(dv, b.v)};
         });
   }
   return out;

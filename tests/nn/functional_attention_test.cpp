@@ -109,6 +109,31 @@ TEST(Attention, Float16AndBFloat16MathPathMatchesFused) {
   }
 }
 
+TEST(Attention, StridedOperandsNeedNoCopy) {
+  // [B, L, H, E] storage seen as [B, H, L, E] (what projections give), and a sliced head dim:
+  // the fused kernel reads them in place and writes its output in q's layout. (run() clones,
+  // which makes operands contiguous, so the leaves here are the storages.)
+  for (ScalarType dt : {kFloat32, kBFloat16}) {
+    manual_seed(11);
+    Tensor qs = randn({2, 70, 3, 8}).to(dt).requires_grad_(true);
+    Tensor ks = randn({2, 300, 3, 8}).to(dt).requires_grad_(true);
+    Tensor vs = randn({2, 3, 300, 12}).to(dt).requires_grad_(true);
+    Tensor cot = randn({2, 3, 70, 6}).to(dt);
+    std::vector<Result> r;
+    for (SDPBackend b : {SDPBackend::kFlash, SDPBackend::kMath}) {
+      sdpa_kernel only({b});
+      Tensor out = F::scaled_dot_product_attention(qs.transpose(1, 2), ks.transpose(1, 2),
+                                                   vs.narrow(3, 2, 6), std::nullopt, 0.0, true);
+      if (b == SDPBackend::kFlash)
+        EXPECT_EQ(out.stride(2), 3 * 6) << "output in q's [B, L, H, E] layout";
+      autograd::variable_list g = autograd::grad({(out * cot).sum()}, {qs, ks, vs});
+      r.push_back({out, g[0], g[1], g[2]});
+    }
+    const double tol = dt == kFloat32 ? 1e-5 : 2e-2;
+    expect_same(r[0], r[1], tol, tol, std::string("strided ") + to_string(dt));
+  }
+}
+
 TEST(Attention, GradcheckBothBackends) {
   manual_seed(5);
   auto opts = TensorOptions().dtype(kFloat64).requires_grad(true);
