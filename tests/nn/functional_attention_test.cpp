@@ -124,8 +124,9 @@ TEST(Attention, StridedOperandsNeedNoCopy) {
       sdpa_kernel only({b});
       Tensor out = F::scaled_dot_product_attention(qs.transpose(1, 2), ks.transpose(1, 2),
                                                    vs.narrow(3, 2, 6), std::nullopt, 0.0, true);
-      if (b == SDPBackend::kFlash)
+      if (b == SDPBackend::kFlash) {
         EXPECT_EQ(out.stride(2), 3 * 6) << "output in q's [B, L, H, E] layout";
+      }
       autograd::variable_list g = autograd::grad({(out * cot).sum()}, {qs, ks, vs});
       r.push_back({out, g[0], g[1], g[2]});
     }
