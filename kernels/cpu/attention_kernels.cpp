@@ -37,8 +37,8 @@
 namespace ember {
 namespace {
 
-// Query rows per forward work item and key rows per tile: a 64 x 256 float score tile (64 KiB)
-// and its gradient stay in L2 with the operand tiles.
+// Query rows per forward work item and key rows per tile: a 128 x 256 float score tile (128 KiB)
+// and, backward, its gradient stay in L2 with the operand tiles.
 constexpr int64_t kBlockQ = 128;
 constexpr int64_t kBlockK = 256;
 
@@ -247,8 +247,12 @@ void forward_typed(const SdpaParams& p) {
           const A* mr = in.mask_at(b, h, q0 + r);
           mask_row(s, n, mr ? mr + k0 * p.mask_ss : nullptr, p.mask_ss, p.causal, q0 + r, k0);
           const A mx = std::max(row_mx[r], row_max(s, n));
-          if (mx == -inf) {  // nothing of this row takes part yet
-            std::fill(s, s + n, A(0));
+          if (mx == -inf) {
+            // Nothing of this row takes part yet, or (row_max skips NaN) its scores are NaN: a
+            // NaN row must come out NaN, as on the math path, not as a row with no key.
+            const bool nan = std::any_of(s, s + n, [](A x) { return x != x; });
+            std::fill(s, s + n, nan ? std::numeric_limits<A>::quiet_NaN() : A(0));
+            if (nan) row_mx[r] = row_sum[r] = std::numeric_limits<A>::quiet_NaN();
             continue;
           }
           if (row_mx[r] == -inf) {  // the row's first keys: its accumulator is still zero
@@ -270,7 +274,8 @@ void forward_typed(const SdpaParams& p) {
         const A inv = l > A(0) ? A(1) / l : A(0);
         for (int64_t j = 0; j < Ev; ++j) obuf[j] = acc[r * Ev + j] * inv;
         store_rows(obuf.data(), Ev, in.row(out, p.out_st, b, h, q0 + r));
-        lse[bh * L + q0 + r] = l > A(0) ? row_mx[r] + std::log(l) : inf;
+        // No key: output 0 and lse +inf (backward's P = 0); NaN stays NaN.
+        lse[bh * L + q0 + r] = l > A(0) ? row_mx[r] + std::log(l) : l == A(0) ? inf : l;
       }
     }
   });

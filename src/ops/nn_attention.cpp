@@ -77,9 +77,11 @@ detail::SdpaArgs validate(const Tensor& q, const Tensor& k, const Tensor& v,
     const Tensor& m = *attn_mask;
     EMBER_CHECK(!is_causal,
                 "{}: attn_mask and is_causal=true cannot both be given (is_causal is a mask)", kOp);
-    EMBER_CHECK_TYPE(m.scalar_type() == kBool || m.scalar_type() == q.scalar_type(),
-                     "{}: expected a bool attn_mask or one of query's dtype ({}), got {}", kOp,
-                     to_string(q.scalar_type()), to_string(m.scalar_type()));
+    // PyTorch also takes a float32 mask with any query dtype.
+    EMBER_CHECK_TYPE(
+        m.scalar_type() == kBool || m.scalar_type() == kFloat || m.scalar_type() == q.scalar_type(),
+        "{}: expected a bool or float attn_mask or one of query's dtype ({}), got {}", kOp,
+        to_string(q.scalar_type()), to_string(m.scalar_type()));
     EMBER_CHECK(m.device() == q.device(), "{}: attn_mask is on {}, query on {}", kOp, m.device(),
                 q.device());
     std::vector<int64_t> target = batch;

@@ -23,14 +23,22 @@ namespace {
 
 ScalarType accumulation_dtype(ScalarType t) { return t == kDouble ? kDouble : kFloat; }
 
-/// t [..., R, C] of rank 3 or 4 as [B, H, R, C], a view when its last dim is dense (the kernels
-/// take any other strides), else a contiguous copy.
+/// t [..., R, C] of rank 3 or 4 as [B, H, R, C]: a view when its rows are dense and do not
+/// overlap (GEMM's leading dimension must be at least C; an expanded gradient has row stride 0),
+/// else a contiguous copy. Batch and head strides may be anything, 0 included.
 Tensor as_4d(const Tensor& t) {
   const Tensor t4 = t.dim() == 3 ? t.unsqueeze(0) : t;
-  return t4.stride(3) == 1 || t4.size(3) == 1 ? t4 : t4.contiguous();
+  const bool dense_rows = t4.stride(3) == 1 || t4.size(3) == 1;
+  const bool rows_apart = t4.size(2) == 1 || t4.stride(2) >= t4.size(3);
+  return dense_rows && rows_apart ? t4 : t4.contiguous();
 }
 
-SdpaStrides strides_of(const Tensor& t4) { return {t4.stride(0), t4.stride(1), t4.stride(2)}; }
+/// The kernel's strides of a 4-D operand; a single row's stride is never read, so it is given as
+/// the row length (GEMM checks it even then).
+SdpaStrides strides_of(const Tensor& t4) {
+  const int64_t rs = t4.size(2) == 1 ? std::max(t4.stride(2), t4.size(3)) : t4.stride(2);
+  return {t4.stride(0), t4.stride(1), rs};
+}
 
 /// A new [B, H, R, cols] tensor laid out in memory as `like` (its first three dims in the order of
 /// their strides, cols innermost): the output of MultiheadAttention's [L, N·H, hd] projections

@@ -135,6 +135,37 @@ TEST(Attention, StridedOperandsNeedNoCopy) {
   }
 }
 
+TEST(Attention, ExpandedGradientsAndNaNRowsOnBothBackends) {
+  manual_seed(12);
+  Tensor q = randn({1, 2, 5, 4}), k = randn({1, 2, 7, 4}), v = randn({1, 2, 7, 3});
+  for (int64_t ev : {3, 1}) {
+    std::vector<Tensor> grads;
+    for (SDPBackend b : {SDPBackend::kFlash, SDPBackend::kMath}) {
+      sdpa_kernel only({b});
+      Tensor qq = q.clone().requires_grad_(true);
+      // sum(-2) and, with Ev = 1, sum() give gradients whose rows are stride-0 expansions.
+      Tensor out = scaled_dot_product_attention(qq, k, v.narrow(3, 0, ev).contiguous());
+      (ev == 1 ? out.sum() : out.sum(-2).sum()).backward();
+      grads.push_back(qq.grad());
+    }
+    expect_close(grads[0], grads[1], 1e-5, 1e-6, "expanded gradient, Ev " + std::to_string(ev));
+  }
+  // A NaN in a query row makes that row NaN (not a row with no key) on both backends.
+  Tensor qn = q.clone();
+  qn.index_put_({0, 1, 2, 0}, std::numeric_limits<float>::quiet_NaN());
+  for (SDPBackend b : {SDPBackend::kFlash, SDPBackend::kMath}) {
+    sdpa_kernel only({b});
+    Tensor out = scaled_dot_product_attention(qn, k, v);
+    EXPECT_TRUE(out.index({0, 1, 2}).isnan().all().item<bool>()) << int(b);
+    EXPECT_FALSE(out.index({0, 1, 1}).isnan().any().item<bool>()) << int(b);
+  }
+  // A float32 mask with a bfloat16 query, as PyTorch allows.
+  Tensor mask = randn({5, 7});
+  Tensor lo = scaled_dot_product_attention(q.to(kBFloat16), k.to(kBFloat16), v.to(kBFloat16), mask);
+  expect_close(lo.to(kFloat32), scaled_dot_product_attention(q, k, v, mask), 3e-2, 3e-2,
+               "float mask, bfloat16 query");
+}
+
 TEST(Attention, GradcheckBothBackends) {
   manual_seed(5);
   auto opts = TensorOptions().dtype(kFloat64).requires_grad(true);
@@ -284,7 +315,7 @@ TEST(Attention, ClearErrors) {
       [&] {
         scaled_dot_product_attention(q, k, v, randn({5, 6}).to(kFloat64));
       },
-      "bool attn_mask");
+      "bool or float attn_mask");
   expect_error(
       [&] {
         scaled_dot_product_attention(q, k, v, ones({5, 6}, kBool), 0.0, true);

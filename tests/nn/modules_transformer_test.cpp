@@ -123,6 +123,28 @@ TEST(Transformer, LayersCloneIntoStacksAndRunThroughAnyModule) {
   expect_close(any.forward(x), enc(x), 0, 0, "AnyModule");
 }
 
+TEST(Transformer, ClonesOwnTheirNormsAndStacks) {
+  nn::TransformerEncoder enc(
+      nn::TransformerEncoderOptions(nn::TransformerEncoderLayerOptions(4, 2).dim_feedforward(8), 1)
+          .norm(nn::AnyModule(nn::LayerNorm(nn::LayerNormOptions({4})))));
+  auto copy = std::dynamic_pointer_cast<nn::TransformerEncoderImpl>(enc->clone());
+  ASSERT_TRUE(copy);
+  {
+    NoGradGuard g;
+    copy->named_parameters()["norm.weight"].fill_(3.0);
+  }
+  EXPECT_EQ(enc->named_parameters()["norm.weight"].sum().item<float>(), 4.0f);
+  // The clone's forward uses its own norm (the AnyModule member follows the copy).
+  Tensor x = randn({3, 2, 4});
+  enc->eval();
+  copy->eval();
+  expect_close(copy->forward(x), enc(x) * 3.0, 1e-5, 1e-6, "clone's norm");
+  nn::Transformer t(nn::TransformerOptions(4, 2, 1, 1).dim_feedforward(8));
+  auto tc = std::dynamic_pointer_cast<nn::TransformerImpl>(t->clone());
+  ASSERT_TRUE(tc);
+  EXPECT_EQ(tc->encoder.ptr().get(), tc->named_children()["encoder"].get());
+}
+
 TEST(Transformer, CausalMaskAndBatchFirstAgree) {
   manual_seed(5);
   nn::Transformer t(nn::TransformerOptions(8, 2, 1, 1).dim_feedforward(16).dropout(0.0));
@@ -160,10 +182,11 @@ TEST(Transformer, ActivationCallableAndGradcheck) {
   EXPECT_TRUE(autograd::gradcheck(
       [&](const autograd::variable_list& in) { return autograd::variable_list{layer(in[0])}; },
       {x}));
+  // bias=false: no bias anywhere, the layer norms' included (Python 2.1+).
   nn::TransformerEncoderLayer no_bias(nn::TransformerEncoderLayerOptions(4, 2).bias(false));
   for (const auto& key : no_bias->named_parameters().keys())
-    EXPECT_TRUE(key.find("linear") == std::string::npos || key.find("bias") == std::string::npos)
-        << key;
+    EXPECT_EQ(key.find("bias"), std::string::npos) << key;
+  EXPECT_EQ(no_bias->named_parameters().size(), 6U);  // in_proj, out_proj, linear1/2, norm1/2
 }
 
 }  // namespace transformer_test

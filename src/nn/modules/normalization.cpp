@@ -54,7 +54,9 @@ void LayerNormImpl::reset() {
   check_normalized_shape(options.normalized_shape(), "LayerNorm");
   if (options.elementwise_affine()) {
     weight = register_parameter("weight", ember::empty(options.normalized_shape()));
-    bias = register_parameter("bias", ember::empty(options.normalized_shape()));
+    bias = register_parameter("bias",
+                              options.bias() ? ember::empty(options.normalized_shape()) : Tensor(),
+                              /*requires_grad=*/options.bias());
   } else {
     // Registered as "no parameter", as Python's register_parameter(name, None).
     weight = register_parameter("weight", Tensor(), /*requires_grad=*/false);
@@ -66,7 +68,7 @@ void LayerNormImpl::reset() {
 void LayerNormImpl::reset_parameters() {
   if (!options.elementwise_affine()) return;
   init::ones_(weight);
-  init::zeros_(bias);
+  if (bias.defined()) init::zeros_(bias);
 }
 
 Tensor LayerNormImpl::forward(const Tensor& input) {

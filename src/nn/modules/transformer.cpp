@@ -38,8 +38,8 @@ MultiheadAttention make_attention(int64_t d_model, int64_t nhead, double dropout
                                 .batch_first(batch_first));
 }
 
-LayerNorm make_norm(int64_t d_model, double eps) {
-  return LayerNorm(LayerNormOptions({d_model}).eps(eps));
+LayerNorm make_norm(int64_t d_model, double eps, bool bias) {
+  return LayerNorm(LayerNormOptions({d_model}).eps(eps).bias(bias));
 }
 
 /// The attention part of a block: output only (no weights), so it runs on the fused kernel.
@@ -68,8 +68,8 @@ void TransformerEncoderLayerImpl::reset() {
   dropout = register_module("dropout", Dropout(o.dropout()));
   linear2 = register_module("linear2",
                             Linear(LinearOptions(o.dim_feedforward(), o.d_model()).bias(o.bias())));
-  norm1 = register_module("norm1", make_norm(o.d_model(), o.layer_norm_eps()));
-  norm2 = register_module("norm2", make_norm(o.d_model(), o.layer_norm_eps()));
+  norm1 = register_module("norm1", make_norm(o.d_model(), o.layer_norm_eps(), o.bias()));
+  norm2 = register_module("norm2", make_norm(o.d_model(), o.layer_norm_eps(), o.bias()));
   dropout1 = register_module("dropout1", Dropout(o.dropout()));
   dropout2 = register_module("dropout2", Dropout(o.dropout()));
 }
@@ -127,9 +127,9 @@ void TransformerDecoderLayerImpl::reset() {
   dropout = register_module("dropout", Dropout(o.dropout()));
   linear2 = register_module("linear2",
                             Linear(LinearOptions(o.dim_feedforward(), o.d_model()).bias(o.bias())));
-  norm1 = register_module("norm1", make_norm(o.d_model(), o.layer_norm_eps()));
-  norm2 = register_module("norm2", make_norm(o.d_model(), o.layer_norm_eps()));
-  norm3 = register_module("norm3", make_norm(o.d_model(), o.layer_norm_eps()));
+  norm1 = register_module("norm1", make_norm(o.d_model(), o.layer_norm_eps(), o.bias()));
+  norm2 = register_module("norm2", make_norm(o.d_model(), o.layer_norm_eps(), o.bias()));
+  norm3 = register_module("norm3", make_norm(o.d_model(), o.layer_norm_eps(), o.bias()));
   dropout1 = register_module("dropout1", Dropout(o.dropout()));
   dropout2 = register_module("dropout2", Dropout(o.dropout()));
   dropout3 = register_module("dropout3", Dropout(o.dropout()));
@@ -270,9 +270,9 @@ void TransformerImpl::reset() {
                                       .batch_first(o.batch_first())
                                       .norm_first(o.norm_first())
                                       .bias(o.bias()));
-    encoder = AnyModule(
-        TransformerEncoder(TransformerEncoderOptions(layer, o.num_encoder_layers())
-                               .norm(AnyModule(make_norm(o.d_model(), o.layer_norm_eps())))));
+    encoder = AnyModule(TransformerEncoder(
+        TransformerEncoderOptions(layer, o.num_encoder_layers())
+            .norm(AnyModule(make_norm(o.d_model(), o.layer_norm_eps(), o.bias())))));
   }
   register_module("encoder", encoder.ptr());
   if (!o.custom_decoder().is_empty()) {
@@ -286,9 +286,9 @@ void TransformerImpl::reset() {
                                       .batch_first(o.batch_first())
                                       .norm_first(o.norm_first())
                                       .bias(o.bias()));
-    decoder = AnyModule(
-        TransformerDecoder(TransformerDecoderOptions(layer, o.num_decoder_layers())
-                               .norm(AnyModule(make_norm(o.d_model(), o.layer_norm_eps())))));
+    decoder = AnyModule(TransformerDecoder(
+        TransformerDecoderOptions(layer, o.num_decoder_layers())
+            .norm(AnyModule(make_norm(o.d_model(), o.layer_norm_eps(), o.bias())))));
   }
   register_module("decoder", decoder.ptr());
   reset_parameters();

@@ -13,7 +13,7 @@ Record layout (tests/nn/functional_attention_golden_test.cpp reads it):
     arg    q k v [mask] cotangent
     out    output, then the gradients of (output * cotangent).sum() for q, k, v
 
-Shapes are chosen to reach every part of the fused CPU kernel: more than one query block (64 rows)
+Shapes are chosen to reach every part of the fused CPU kernel: more than one query block (128 rows)
 and key block (256 rows), rows and head dims past one vector register (16 floats) with a tail.
 """
 
@@ -45,6 +45,8 @@ CASES = [
     ("gqa_causal", [1, 2, 66, 2], 1, 70, 3, None, True, None),
     ("unbatched_3d", [3, 6, 5], None, 10, 4, None, False, None),
     ("rank5", [2, 1, 2, 4, 3], None, 5, None, None, False, None),
+    ("two_query_blocks", [1, 1, 140, 2], None, 30, 2, None, False, None),
+    ("causal_l_gt_s_key_blocks", [1, 1, 150, 2], None, 270, 1, None, True, None),
 ]
 
 

@@ -27,6 +27,8 @@ struct LayerNormOptions {
   EMBER_ARG(double, eps) = 1e-5;
   /// Whether the module learns a per-element weight (ones) and bias (zeros).
   EMBER_ARG(bool, elementwise_affine) = true;
+  /// With elementwise_affine, whether it learns the bias too (Python 2.1's LayerNorm(bias=)).
+  EMBER_ARG(bool, bias) = true;
 };
 
 /// Options of RMSNorm (PyTorch's nn.RMSNorm): x / sqrt(mean(x²) + eps) · weight.
