@@ -5,7 +5,8 @@
 // _scaled_dot_product_attention, the same math). *_fwd under NoGradGuard; *_fwdbwd =
 // out.backward(g) with q, k, v requiring grad, their grads reset after each repetition.
 // §10: q, k, v [1, 8, L, 64]; longL_manual_fwd, longL_sdpa_fwd, longL_causal_sdpa_fwd (is_causal),
-// longL_sdpa_fwdbwd, longL_causal_sdpa_fwdbwd.
+// longL_sdpa_fwdbwd, longL_causal_sdpa_fwdbwd (L = 4096, 8192), and long32768_causal_sdpa_fwd for
+// the memory at a length the manual form cannot reach (8 x 32768² floats are 32 GiB).
 // Reported in ms per call; the info line adds peak_mib = the process's peak resident memory
 // (VmHWM) minus its resident memory once the inputs exist: what one call needed beyond them.
 // The check: the output against manual's, max |diff| / max |manual| < 1e-4 (§5 shapes only; at
@@ -34,7 +35,8 @@ const std::vector<std::string> kCases = {"manual_fwd",
                                          "long4096_sdpa_fwdbwd",
                                          "long4096_causal_sdpa_fwdbwd",
                                          "long8192_manual_fwd",
-                                         "long8192_sdpa_fwd"};
+                                         "long8192_sdpa_fwd",
+                                         "long32768_causal_sdpa_fwd"};
 
 /// A field of /proc/self/status in MiB (VmRSS, VmHWM).
 double status_mib(const char* field) {
