@@ -181,28 +181,41 @@ void TransformerDecoderLayerImpl::pretty_print(std::ostream& stream) const {
 
 // ---- TransformerEncoder / TransformerDecoder ----
 
+namespace {
+
+/// A stack's registration, as Python's: "layers" holds num_layers deep copies of `layer`, then
+/// the optional final norm is registered as "norm" (and kept in `norm`).
+template <class LayerHolder>
+ModuleList build_stack(Module& stack, const LayerHolder& layer, int64_t num_layers,
+                       const AnyModule& norm_option, AnyModule& norm, const char* name) {
+  EMBER_CHECK_VALUE(!layer.is_empty(), "{}: the layer to stack is empty", name);
+  EMBER_CHECK_VALUE(num_layers >= 0, "{}: num_layers must be >= 0, got {}", name, num_layers);
+  ModuleList layers = stack.register_module("layers", ModuleList());
+  for (int64_t i = 0; i < num_layers; ++i) layers->push_back(layer->clone());
+  norm = norm_option;
+  if (!norm.is_empty()) stack.register_module("norm", norm.ptr());
+  return layers;
+}
+
+template <class LayerImpl>
+void reset_stack(const ModuleList& layers) {
+  for (size_t i = 0; i < layers->size(); ++i) layers->ptr<LayerImpl>(i)->reset_parameters();
+}
+
+}  // namespace
+
 TransformerEncoderImpl::TransformerEncoderImpl(TransformerEncoderOptions options_)
     : options(std::move(options_)) {
   reset();
 }
 
 void TransformerEncoderImpl::reset() {
-  EMBER_CHECK_VALUE(!options.encoder_layer().is_empty(),
-                    "TransformerEncoder: encoder_layer is empty");
-  EMBER_CHECK_VALUE(options.num_layers() >= 0,
-                    "TransformerEncoder: num_layers must be >= 0, got "
-                    "{}",
-                    options.num_layers());
-  layers = register_module("layers", ModuleList());
-  for (int64_t i = 0; i < options.num_layers(); ++i)
-    layers->push_back(options.encoder_layer()->clone());
-  norm = options.norm();
-  if (!norm.is_empty()) register_module("norm", norm.ptr());
+  layers = build_stack(*this, options.encoder_layer(), options.num_layers(), options.norm(), norm,
+                       "TransformerEncoder");
 }
 
 void TransformerEncoderImpl::reset_parameters() {
-  for (size_t i = 0; i < layers->size(); ++i)
-    layers->ptr<TransformerEncoderLayerImpl>(i)->reset_parameters();
+  reset_stack<TransformerEncoderLayerImpl>(layers);
 }
 
 Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& src_mask,
@@ -220,22 +233,12 @@ TransformerDecoderImpl::TransformerDecoderImpl(TransformerDecoderOptions options
 }
 
 void TransformerDecoderImpl::reset() {
-  EMBER_CHECK_VALUE(!options.decoder_layer().is_empty(),
-                    "TransformerDecoder: decoder_layer is empty");
-  EMBER_CHECK_VALUE(options.num_layers() >= 0,
-                    "TransformerDecoder: num_layers must be >= 0, got "
-                    "{}",
-                    options.num_layers());
-  layers = register_module("layers", ModuleList());
-  for (int64_t i = 0; i < options.num_layers(); ++i)
-    layers->push_back(options.decoder_layer()->clone());
-  norm = options.norm();
-  if (!norm.is_empty()) register_module("norm", norm.ptr());
+  layers = build_stack(*this, options.decoder_layer(), options.num_layers(), options.norm(), norm,
+                       "TransformerDecoder");
 }
 
 void TransformerDecoderImpl::reset_parameters() {
-  for (size_t i = 0; i < layers->size(); ++i)
-    layers->ptr<TransformerDecoderLayerImpl>(i)->reset_parameters();
+  reset_stack<TransformerDecoderLayerImpl>(layers);
 }
 
 Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory,
