@@ -81,6 +81,49 @@ TEST(MultiheadAttention, GradcheckThroughBothPaths) {
   }
 }
 
+TEST(MultiheadAttention, TrainingDropoutIsInTheReturnedWeights) {
+  // As Python: the weights returned are the ones applied, after dropout (zeros, the rest / (1-p)).
+  manual_seed(7);
+  nn::MultiheadAttention mha(nn::MultiheadAttentionOptions(8, 2).dropout(0.5));
+  Tensor x = randn({6, 3, 8});
+  mha->eval();
+  Tensor clean = std::get<1>(mha->forward(x, x, x, {}, true, {}, /*average=*/false));
+  mha->train();
+  Tensor dropped = std::get<1>(mha->forward(x, x, x, {}, true, {}, /*average=*/false));
+  const Tensor kept = dropped.ne(0);
+  EXPECT_GT(kept.sum().item<int64_t>(), 0);
+  EXPECT_LT(kept.sum().item<int64_t>(), dropped.numel());
+  expect_close(dropped.masked_select(kept), (clean * 2).masked_select(kept), 1e-5, 1e-6,
+               "kept weights scaled by 1 / (1 - p)");
+}
+
+TEST(MultiheadAttention, StaticKeysAndValuesAreShapeChecked) {
+  namespace F = nn::functional;
+  nn::MultiheadAttention mha(nn::MultiheadAttentionOptions(4, 2));
+  Tensor q = randn({3, 2, 4});
+  auto opts = [&] {
+    return F::MultiheadAttentionForwardFuncOptions(4, 2, mha->in_proj_weight, mha->in_proj_bias, {},
+                                                   {}, false, 0.0, mha->out_proj->weight,
+                                                   mha->out_proj->bias);
+  };
+  // static_k/static_v [N·H, S, head_dim] replace the projected keys and values.
+  Tensor sk = randn({4, 5, 2}), sv = randn({4, 5, 2});
+  auto [out, w] = F::multi_head_attention_forward(q, q, q, opts().static_k(sk).static_v(sv));
+  EXPECT_EQ(w.sizes(), IntArrayRef({2, 3, 5}));
+  // A padding mask sized for the static keys is accepted; others are not.
+  F::multi_head_attention_forward(
+      q, q, q, opts().static_k(sk).static_v(sv).key_padding_mask(zeros({2, 5}, kBool)));
+  EXPECT_THROW(
+      F::multi_head_attention_forward(
+          q, q, q, opts().static_k(sk).static_v(sv).key_padding_mask(zeros({2, 3}, kBool))),
+      Error);
+  EXPECT_THROW(F::multi_head_attention_forward(q, q, q, opts().static_k(randn({3, 5, 2}))), Error);
+  EXPECT_THROW(F::multi_head_attention_forward(q, q, q, opts().static_k(randn({4, 5, 3}))), Error);
+  EXPECT_THROW(
+      F::multi_head_attention_forward(q, q, q, opts().static_k(sk).static_v(randn({4, 6, 2}))),
+      Error);
+}
+
 TEST(MultiheadAttention, StateDictKeysArePythons) {
   nn::MultiheadAttention packed(nn::MultiheadAttentionOptions(8, 2).add_bias_kv(true));
   EXPECT_EQ(packed->named_parameters().keys(),

@@ -102,13 +102,9 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(
   const int64_t hd = E / H;
   const ScalarType dtype = query.scalar_type();
 
+  // Its length is checked once the keys are final (static_k, add_bias_kv, add_zero_attn).
   Tensor kpm = canonical_mask(o.key_padding_mask(), dtype, "key_padding_mask");
-  if (kpm.defined()) {
-    if (!batched) kpm = kpm.unsqueeze(0);
-    EMBER_CHECK(kpm.dim() == 2 && kpm.size(0) == N && kpm.size(1) == key.size(0),
-                "{}: expected key_padding_mask of shape [{}, {}] (batch, key length), got {}", kOp,
-                N, key.size(0), o.key_padding_mask().sizes());
-  }
+  if (kpm.defined() && !batched) kpm = kpm.unsqueeze(0);
   Tensor mask = canonical_mask(o.attn_mask(), dtype, "attn_mask");
   bool is_causal = o.is_causal();
   if (is_causal)
@@ -128,8 +124,11 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(
                   mask.sizes(), L, key.size(0));
       mask = mask.unsqueeze(0);
     } else {
-      EMBER_CHECK(mask.dim() == 3 && mask.size(0) == N * H && mask.size(1) == L &&
-                      mask.size(2) == key.size(0),
+      EMBER_CHECK(mask.dim() == 3,
+                  "{}: expected attn_mask of rank 2 ([L, S]) or 3 ([batch·num_heads, L, S]), got "
+                  "{}",
+                  kOp, mask.sizes());
+      EMBER_CHECK(mask.size(0) == N * H && mask.size(1) == L && mask.size(2) == key.size(0),
                   "{}: the shape of the 3-D attn_mask is {}, but should be [{}, {}, {}] "
                   "(batch·num_heads, L, S)",
                   kOp, mask.sizes(), N * H, L, key.size(0));
@@ -151,8 +150,15 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(
   }
   // [L, N, E] -> [N·H, L, hd]
   Tensor q = p.q.reshape({L, N * H, hd}).transpose(0, 1);
+  for (const Tensor* st : {&o.static_k(), &o.static_v()})
+    EMBER_CHECK(!st->defined() || (st->dim() == 3 && st->size(0) == N * H && st->size(2) == hd),
+                "{}: expected static_k and static_v of shape [batch·num_heads, S, head_dim] = "
+                "[{}, S, {}], got {}",
+                kOp, N * H, hd, st->sizes());
   k = o.static_k().defined() ? o.static_k() : k.reshape({k.size(0), N * H, hd}).transpose(0, 1);
   v = o.static_v().defined() ? o.static_v() : v.reshape({v.size(0), N * H, hd}).transpose(0, 1);
+  EMBER_CHECK(k.size(1) == v.size(1), "{}: key and value lengths differ ({} and {})", kOp,
+              k.size(1), v.size(1));
   if (o.add_zero_attn()) {
     k = cat({k, zeros({N * H, 1, hd}, k.options())}, 1);
     v = cat({v, zeros({N * H, 1, hd}, v.options())}, 1);
@@ -161,6 +167,10 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(
   }
   const int64_t S = k.size(1);
   if (kpm.defined()) {
+    EMBER_CHECK(kpm.dim() == 2 && kpm.size(0) == N && kpm.size(1) == S,
+                "{}: expected key_padding_mask of shape [{}, {}] (batch, key length), got {}", kOp,
+                N, S - (o.add_zero_attn() ? 1 : 0) - (o.bias_k().defined() ? 1 : 0),
+                o.key_padding_mask().sizes());
     Tensor per_head = kpm.view({N, 1, 1, S}).expand({N, H, 1, S}).reshape({N * H, 1, S});
     mask = mask.defined() ? mask + per_head : per_head;
   }
@@ -171,14 +181,16 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(
     Tensor scores = bmm(q * (1.0 / std::sqrt(static_cast<double>(hd))), k.transpose(1, 2));
     if (mask.defined()) scores = scores + mask;
     weights = softmax(scores, -1);
-    Tensor w = dropout_p > 0 ? dropout(weights, DropoutFuncOptions().p(dropout_p)) : weights;
-    out = bmm(w, v).transpose(0, 1).reshape({L * N, E});
+    // Python returns the weights after dropout, as they were applied.
+    if (dropout_p > 0) weights = dropout(weights, DropoutFuncOptions().p(dropout_p));
+    out = bmm(weights, v).transpose(0, 1).reshape({L * N, E});
     weights = weights.view({N, H, L, S});
     if (o.average_attn_weights()) weights = weights.mean({1});
     if (!batched) weights = weights.squeeze(0);
   } else {
     std::optional<Tensor> m;
-    if (mask.defined()) m = mask.size(0) == 1 ? mask.unsqueeze(0) : mask.view({N, H, mask.size(1), S});
+    if (mask.defined())
+      m = mask.size(0) == 1 ? mask.unsqueeze(0) : mask.view({N, H, mask.size(1), S});
     Tensor o4 = ember::scaled_dot_product_attention(q.view({N, H, L, hd}), k.view({N, H, S, hd}),
                                                     v.view({N, H, S, hd}), m, dropout_p, is_causal);
     out = o4.permute({2, 0, 1, 3}).reshape({L * N, E});
