@@ -4,7 +4,6 @@
 // the weights; double backward of attention is rare and this keeps one kernel per direction).
 #include <algorithm>
 #include <array>
-#include <limits>
 #include <vector>
 
 #include "ember/autograd/grad_mode.h"
@@ -85,10 +84,7 @@ Fused prepare(const SdpaArgs& a) {
   if (a.mask.defined()) {
     const ScalarType acc = accumulation_dtype(a.q.scalar_type());
     Tensor m =
-        a.mask.scalar_type() == kBool
-            ? zeros(a.mask.sizes(), a.q.options().dtype(acc))
-                  .masked_fill(a.mask.logical_not(), -std::numeric_limits<double>::infinity())
-            : a.mask.to(acc);
+        a.mask.scalar_type() == kBool ? additive_mask(a.mask.logical_not(), acc) : a.mask.to(acc);
     std::vector<int64_t> sizes(4 - static_cast<size_t>(m.dim()), 1);
     sizes.insert(sizes.end(), m.sizes().begin(), m.sizes().end());
     f.mask = m.contiguous().view(sizes).expand({p.batch, p.heads, p.L, p.S});

@@ -18,6 +18,11 @@ struct SdpaArgs {
   int64_t kv_repeat = 1;  // grouped-query attention: query heads per key/value head
 };
 
+/// An additive mask of `dtype` from a bool one: -inf where `masked` is true, else 0. (SDPA's
+/// bool masks say which keys take part, MultiheadAttention's which do not: each passes the
+/// positions to exclude.)
+Tensor additive_mask(const Tensor& masked, ScalarType dtype);
+
 /// k or v [..., Hk, S, D] with each head repeated `repeat` times in place ([..., Hk·repeat, S, D],
 /// as repeat_interleave on dim -3), and the reverse for a gradient: the sum over each group.
 Tensor repeat_kv(const Tensor& t, int64_t repeat);

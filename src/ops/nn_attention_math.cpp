@@ -13,6 +13,11 @@
 
 namespace ember::detail {
 
+Tensor additive_mask(const Tensor& masked, ScalarType dtype) {
+  return zeros(masked.sizes(), masked.options().dtype(dtype))
+      .masked_fill(masked, -std::numeric_limits<double>::infinity());
+}
+
 Tensor repeat_kv(const Tensor& t, int64_t repeat) {
   if (repeat == 1) return t;
   std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());

@@ -54,7 +54,6 @@ std::string describe(const Shape& s) {
 /// Fused against math for one shape in `dtype`; bfloat16 is compared with float's math path.
 void check_shape(const Shape& s, ScalarType dtype, double rtol, double atol) {
   manual_seed(static_cast<uint64_t>(s.L * 131 + s.S * 7 + s.E));
-  const TensorOptions o = TensorOptions().dtype(dtype);
   Tensor q = randn({s.B, s.H, s.L, s.E}).to(dtype), k = randn({s.B, s.Hk, s.S, s.E}).to(dtype);
   Tensor v = randn({s.B, s.Hk, s.S, s.Ev}).to(dtype), cot = randn({s.B, s.H, s.L, s.Ev}).to(dtype);
   std::optional<Tensor> mask;
@@ -72,7 +71,6 @@ void check_shape(const Shape& s, ScalarType dtype, double rtol, double atol) {
   if (mask && mask->scalar_type() != kBool) wide_mask = mask->to(kFloat64);
   const Result math = run(SDPBackend::kMath, q.to(kFloat64), k.to(kFloat64), v.to(kFloat64),
                           wide_mask, causal, gqa, cot.to(kFloat64));
-  (void)o;
   expect_same(fused, math, rtol, atol, describe(s) + " " + to_string(dtype));
 }
 

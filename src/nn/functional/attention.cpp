@@ -3,7 +3,6 @@
 // the attention mask per head, the attention through scaled_dot_product_attention when weights
 // are not needed (fused on the CPU), else softmax(q·kᵀ/√d + mask) by recorded ops.
 #include <cmath>
-#include <limits>
 #include <string>
 
 #include "ember/nn/functional/attention.h"
@@ -15,6 +14,7 @@
 #include "ember/ops/reduction.h"
 #include "ember/ops/shape.h"
 #include "src/core/check.h"
+#include "src/ops/nn_attention_impl.h"
 
 namespace ember::nn::functional {
 namespace {
@@ -24,9 +24,7 @@ constexpr const char* kOp = "multi_head_attention_forward";
 /// A bool mask as an additive float mask of `dtype` (true -> -inf); a float mask as it is.
 Tensor canonical_mask(const Tensor& mask, ScalarType dtype, const char* name) {
   if (!mask.defined()) return mask;
-  if (mask.scalar_type() == kBool)
-    return zeros(mask.sizes(), mask.options().dtype(dtype))
-        .masked_fill(mask, -std::numeric_limits<double>::infinity());
+  if (mask.scalar_type() == kBool) return ember::detail::additive_mask(mask, dtype);
   EMBER_CHECK_TYPE(is_floating_point(mask.scalar_type()),
                    "{}: only bool and floating {} are supported, got {}", kOp, name,
                    to_string(mask.scalar_type()));

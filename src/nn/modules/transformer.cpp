@@ -256,6 +256,23 @@ Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory,
 
 // ---- Transformer ----
 
+namespace {
+
+/// The options of Transformer's encoder or decoder layers, from the model's.
+template <class LayerOptions>
+LayerOptions layer_options(const TransformerOptions& o) {
+  return LayerOptions(o.d_model(), o.nhead())
+      .dim_feedforward(o.dim_feedforward())
+      .dropout(o.dropout())
+      .activation(o.activation())
+      .layer_norm_eps(o.layer_norm_eps())
+      .batch_first(o.batch_first())
+      .norm_first(o.norm_first())
+      .bias(o.bias());
+}
+
+}  // namespace
+
 TransformerImpl::TransformerImpl(TransformerOptions options_) : options(std::move(options_)) {
   reset();
 }
@@ -265,14 +282,7 @@ void TransformerImpl::reset() {
   if (!o.custom_encoder().is_empty()) {
     encoder = o.custom_encoder();
   } else {
-    TransformerEncoderLayer layer(TransformerEncoderLayerOptions(o.d_model(), o.nhead())
-                                      .dim_feedforward(o.dim_feedforward())
-                                      .dropout(o.dropout())
-                                      .activation(o.activation())
-                                      .layer_norm_eps(o.layer_norm_eps())
-                                      .batch_first(o.batch_first())
-                                      .norm_first(o.norm_first())
-                                      .bias(o.bias()));
+    TransformerEncoderLayer layer(layer_options<TransformerEncoderLayerOptions>(o));
     encoder = AnyModule(TransformerEncoder(
         TransformerEncoderOptions(layer, o.num_encoder_layers())
             .norm(AnyModule(make_norm(o.d_model(), o.layer_norm_eps(), o.bias())))));
@@ -281,14 +291,7 @@ void TransformerImpl::reset() {
   if (!o.custom_decoder().is_empty()) {
     decoder = o.custom_decoder();
   } else {
-    TransformerDecoderLayer layer(TransformerDecoderLayerOptions(o.d_model(), o.nhead())
-                                      .dim_feedforward(o.dim_feedforward())
-                                      .dropout(o.dropout())
-                                      .activation(o.activation())
-                                      .layer_norm_eps(o.layer_norm_eps())
-                                      .batch_first(o.batch_first())
-                                      .norm_first(o.norm_first())
-                                      .bias(o.bias()));
+    TransformerDecoderLayer layer(layer_options<TransformerDecoderLayerOptions>(o));
     decoder = AnyModule(TransformerDecoder(
         TransformerDecoderOptions(layer, o.num_decoder_layers())
             .norm(AnyModule(make_norm(o.d_model(), o.layer_norm_eps(), o.bias())))));
