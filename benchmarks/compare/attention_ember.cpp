@@ -7,16 +7,22 @@
 // §10: q, k, v [1, 8, L, 64]; longL_manual_fwd, longL_sdpa_fwd, longL_causal_sdpa_fwd (is_causal),
 // longL_sdpa_fwdbwd, longL_causal_sdpa_fwdbwd (L = 4096, 8192), and long32768_causal_sdpa_fwd for
 // the memory at a length the manual form cannot reach (8 x 32768² floats are 32 GiB).
+// FlexAttention (§10; Ember only, LibTorch's C++ has none): flexL_dense_fwd (no block mask: every
+// block read, the dense fused kernel of flex), flexL_causal_* (score_mod identity, causal
+// block_mask, block 128), flexL_window_* (causal sliding window of 256), against longL_sdpa_fwd
+// (SDPA's dense fused kernel) and longL_causal_sdpa_fwd.
 // Reported in ms per call; the info line adds peak_mib = the process's peak resident memory
 // (VmHWM) minus its resident memory once the inputs exist: what one call needed beyond them.
 // The check: the output against manual's, max |diff| / max |manual| < 1e-4 (§5 shapes only; at
 // length the manual form would need the memory being measured).
 // Usage: attention_ember <case> <threads>; --list prints the cases.
 #include "ember/ember.h"
+#include "ember/nn/attention/flex_attention.h"
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,7 +42,12 @@ const std::vector<std::string> kCases = {"manual_fwd",
                                          "long4096_causal_sdpa_fwdbwd",
                                          "long8192_manual_fwd",
                                          "long8192_sdpa_fwd",
-                                         "long32768_causal_sdpa_fwd"};
+                                         "long32768_causal_sdpa_fwd",
+                                         "flex4096_dense_fwd",
+                                         "flex4096_causal_fwd",
+                                         "flex4096_window_fwd",
+                                         "flex4096_causal_fwdbwd",
+                                         "flex4096_window_fwdbwd"};
 
 /// A field of /proc/self/status in MiB (VmRSS, VmHWM).
 double status_mib(const char* field) {
@@ -75,7 +86,8 @@ int main(int argc, char** argv) {
   ember::manual_seed(0);
   const bench::Tag tag{"attention", cas, threads.name, "ember"};
 
-  const bool at_length = cas.rfind("long", 0) == 0;
+  const bool flex = cas.rfind("flex", 0) == 0;
+  const bool at_length = flex || cas.rfind("long", 0) == 0;
   const int64_t L = at_length ? std::stoll(cas.substr(4)) : 128;
   const std::vector<int64_t> shape =
       at_length ? std::vector<int64_t>{1, 8, L, 64} : std::vector<int64_t>{16, 4, 128, 64};
@@ -84,7 +96,18 @@ int main(int argc, char** argv) {
   const bool backward = cas.find("fwdbwd") != std::string::npos;
   auto q = ember::randn(shape), k = ember::randn(shape), v = ember::randn(shape);
   const auto g = ember::randn(shape);
+  namespace fa = ember::nn::attention;
+  std::optional<fa::BlockMask> block_mask;  // built once, as a training loop would
+  if (flex && causal) {
+    auto mask = [](int64_t, int64_t, int64_t qi, int64_t kv) { return qi >= kv; };
+    block_mask = fa::create_block_mask(mask, std::nullopt, std::nullopt, L, L);
+  } else if (flex && cas.find("window") != std::string::npos) {
+    auto mask = [](int64_t, int64_t, int64_t qi, int64_t kv) { return qi >= kv && qi - kv < 256; };
+    block_mask = fa::create_block_mask(mask, std::nullopt, std::nullopt, L, L);
+  }
+  auto identity = [](auto score, int64_t, int64_t, int64_t, int64_t) { return score; };
   auto run = [&] {
+    if (flex) return fa::flex_attention(q, k, v, identity, block_mask);
     return use_manual ? manual(q, k, v, causal)
                       : ember::scaled_dot_product_attention(q, k, v, {}, 0.0, causal);
   };

@@ -7,6 +7,10 @@
 // §10: q, k, v [1, 8, L, 64]; longL_manual_fwd, longL_sdpa_fwd, longL_causal_sdpa_fwd (is_causal),
 // longL_sdpa_fwdbwd, longL_causal_sdpa_fwdbwd (L = 4096, 8192), and long32768_causal_sdpa_fwd for
 // the memory at a length the manual form cannot reach (8 x 32768² floats are 32 GiB).
+// FlexAttention (§10; Ember only, LibTorch's C++ has none): flexL_dense_fwd (no block mask: every
+// block read, the dense fused kernel of flex), flexL_causal_* (score_mod identity, causal
+// block_mask, block 128), flexL_window_* (causal sliding window of 256), against longL_sdpa_fwd
+// (SDPA's dense fused kernel) and longL_causal_sdpa_fwd.
 // Reported in ms per call; the info line adds peak_mib = the process's peak resident memory
 // (VmHWM) minus its resident memory once the inputs exist: what one call needed beyond them.
 // The check: the output against manual's, max |diff| / max |manual| < 1e-4 (§5 shapes only; at
@@ -37,7 +41,12 @@ const std::vector<std::string> kCases = {"manual_fwd",
                                          "long4096_causal_sdpa_fwdbwd",
                                          "long8192_manual_fwd",
                                          "long8192_sdpa_fwd",
-                                         "long32768_causal_sdpa_fwd"};
+                                         "long32768_causal_sdpa_fwd",
+                                         "flex4096_dense_fwd",
+                                         "flex4096_causal_fwd",
+                                         "flex4096_window_fwd",
+                                         "flex4096_causal_fwdbwd",
+                                         "flex4096_window_fwdbwd"};
 
 /// A field of /proc/self/status in MiB (VmRSS, VmHWM).
 double status_mib(const char* field) {
@@ -87,6 +96,10 @@ int main(int argc, char** argv) {
   torch::manual_seed(0);
   const bench::Tag tag{"attention", cas, threads.name, "libtorch"};
 
+  if (cas.rfind("flex", 0) == 0) {  // no FlexAttention in LibTorch's C++: an empty column
+    bench::print_info(tag, "na=no_flex_attention_in_libtorch_cpp");
+    return 0;
+  }
   const bool at_length = cas.rfind("long", 0) == 0;
   const int64_t L = at_length ? std::stoll(cas.substr(4)) : 128;
   const std::vector<int64_t> shape =

@@ -16,8 +16,6 @@
 // The GEMMs run single-threaded inside the work items: oneDNN's sgemm (one thread inside an
 // OpenMP region) for float, Eigen for double. bfloat16 and float16 tiles are widened to float
 // as they are read, so they accumulate in float, as PyTorch's CPU kernel does.
-#include <dnnl.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -28,8 +26,7 @@
 
 #include "ember/core/half.h"
 #include "kernels/common/attention_params.h"
-#include "kernels/cpu/gemm_cpu.h"
-#include "kernels/cpu/vec_math.h"
+#include "kernels/cpu/attention_tiles.h"
 #include "src/core/check.h"
 #include "src/core/parallel.h"
 #include "src/dispatch/dispatch.h"
@@ -37,136 +34,12 @@
 namespace ember {
 namespace {
 
+using namespace attention_tiles;
+
 // Query rows per forward work item and key rows per tile: a 128 x 256 float score tile (128 KiB)
 // and, backward, its gradient stay in L2 with the operand tiles.
 constexpr int64_t kBlockQ = 128;
 constexpr int64_t kBlockK = 256;
-
-/// C = alpha·op(A)·op(B) + beta·C, row-major, on the calling thread. Returns false on failure
-/// (callers run inside OpenMP regions, where nothing may throw).
-bool gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  if (m == 0 || n == 0) return true;
-  return dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, std::max<int64_t>(lda, 1), b,
-                    std::max<int64_t>(ldb, 1), beta, c, std::max<int64_t>(ldc, 1)) == dnnl_success;
-}
-
-bool gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
-          int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  if (m == 0 || n == 0) return true;
-  cpu::eigen_dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  return true;
-}
-
-/// A tile: rows of A with leading dimension ld.
-template <class A>
-struct Tile {
-  const A* data;
-  int64_t ld;
-};
-
-/// `rows` rows of `cols` elements, `ld` apart, at x as the accumulation type A: x itself when T is
-/// A, else widened into buf (then ld = cols).
-template <class T, class A>
-Tile<A> rows_as(const T* x, int64_t rows, int64_t cols, int64_t ld, std::vector<A>& buf) {
-  if constexpr (std::is_same_v<T, A>) {
-    return {x, ld};
-  } else {
-    buf.resize(static_cast<size_t>(rows * cols));
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t j = 0; j < cols; ++j)
-        buf[static_cast<size_t>(r * cols + j)] = static_cast<A>(x[r * ld + j]);
-    return {buf.data(), cols};
-  }
-}
-
-template <class T, class A>
-void store_rows(const A* x, int64_t n, T* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(x[i]);
-}
-
-template <class A>
-A row_max(const A* s, int64_t n) {
-  A mx = -std::numeric_limits<A>::infinity();
-  int64_t j = 0;
-#ifdef EMBER_VEC_F32_LANES
-  if constexpr (std::is_same_v<A, float>) {
-    using namespace kernels::vec;
-    if (n >= kLanes) {
-      F acc = load(s);
-      for (j = kLanes; j + kLanes <= n; j += kLanes) acc = max(load(s + j), acc);
-      alignas(64) float lanes[kLanes];
-      store(lanes, acc);
-      for (float x : lanes) mx = std::max(mx, x);
-    }
-  }
-#endif
-  for (; j < n; ++j) mx = std::max(mx, s[j]);
-  return mx;
-}
-
-/// s[j] = exp(s[j] - shift) for j < n; returns their sum. shift is finite or +inf (then all 0).
-template <class A>
-A exp_shifted(A* s, int64_t n, A shift) {
-  A sum = 0;
-  int64_t j = 0;
-#ifdef EMBER_VEC_F32_LANES
-  if constexpr (std::is_same_v<A, float>) {
-    using namespace kernels::vec;
-    const F minus = set1(-shift);
-    F acc = set1(0.0f);
-    for (; j + kLanes <= n; j += kLanes) {
-      const F e = exp_full(add(load(s + j), minus));
-      store(s + j, e);
-      acc = add(acc, e);
-    }
-    alignas(64) float lanes[kLanes];
-    store(lanes, acc);
-    for (float x : lanes) sum += x;
-  }
-#endif
-  for (; j < n; ++j) {
-    s[j] = std::exp(s[j] - shift);
-    sum += s[j];
-  }
-  return sum;
-}
-
-/// Σ a[j]·b[j].
-template <class A>
-A dot_row(const A* a, const A* b, int64_t n) {
-  A sum = 0;
-  int64_t j = 0;
-#ifdef EMBER_VEC_F32_LANES
-  if constexpr (std::is_same_v<A, float>) {
-    using namespace kernels::vec;
-    if (n >= kLanes) {
-      F acc = mul(load(a), load(b));
-      for (j = kLanes; j + kLanes <= n; j += kLanes) acc = fmadd(load(a + j), load(b + j), acc);
-      alignas(64) float lanes[kLanes];
-      store(lanes, acc);
-      for (float x : lanes) sum += x;
-    }
-  }
-#endif
-  for (; j < n; ++j) sum += a[j] * b[j];
-  return sum;
-}
-
-/// ds[j] = p[j]·(ds[j] − d): the score gradient from the weights and their gradient dP (in ds).
-template <class A>
-void ds_row(const A* __restrict p, A* __restrict ds, int64_t n, A d) {
-  int64_t j = 0;
-#ifdef EMBER_VEC_F32_LANES
-  if constexpr (std::is_same_v<A, float>) {
-    using namespace kernels::vec;
-    const F vd = set1(d);
-    for (; j + kLanes <= n; j += kLanes)
-      store(ds + j, mul(load(p + j), add(load(ds + j), neg(vd))));
-  }
-#endif
-  for (; j < n; ++j) ds[j] = p[j] * (ds[j] - d);
-}
 
 /// Adds the mask row and the causal cut to one row of scores: query index l, keys k0 .. k0+n.
 template <class A>
@@ -243,40 +116,18 @@ void forward_typed(const SdpaParams& p) {
                   scores.data(), n))
           ok = false;
         for (int64_t r = 0; r < m; ++r) {
-          A* s = scores.data() + r * n;
           const A* mr = in.mask_at(b, h, q0 + r);
-          mask_row(s, n, mr ? mr + k0 * p.mask_ss : nullptr, p.mask_ss, p.causal, q0 + r, k0);
-          const A mx = std::max(row_mx[r], row_max(s, n));
-          if (mx == -inf) {
-            // Nothing of this row takes part yet, or (row_max skips NaN) its scores are NaN: a
-            // NaN row must come out NaN, as on the math path, not as a row with no key.
-            const bool nan = std::any_of(s, s + n, [](A x) { return x != x; });
-            std::fill(s, s + n, nan ? std::numeric_limits<A>::quiet_NaN() : A(0));
-            if (nan) row_mx[r] = row_sum[r] = std::numeric_limits<A>::quiet_NaN();
-            continue;
-          }
-          if (row_mx[r] == -inf) {  // the row's first keys: its accumulator is still zero
-            row_sum[r] = exp_shifted(s, n, mx);
-          } else {
-            const A alpha = std::exp(row_mx[r] - mx);
-            row_sum[r] = row_sum[r] * alpha + exp_shifted(s, n, mx);
-            if (alpha != A(1))
-              for (int64_t j = 0; j < Ev; ++j) acc[r * Ev + j] *= alpha;
-          }
-          row_mx[r] = mx;
+          mask_row(scores.data() + r * n, n, mr ? mr + k0 * p.mask_ss : nullptr, p.mask_ss,
+                   p.causal, q0 + r, k0);
         }
+        online_softmax_rows(scores.data(), m, n, row_mx.data(), row_sum.data(), acc.data(), Ev);
         if (!gemm(false, false, m, Ev, n, A(1), scores.data(), n, vt.data, vt.ld, A(1), acc.data(),
                   Ev))
           ok = false;
       }
-      for (int64_t r = 0; r < m; ++r) {
-        const A l = row_sum[r];
-        const A inv = l > A(0) ? A(1) / l : A(0);
-        for (int64_t j = 0; j < Ev; ++j) obuf[j] = acc[r * Ev + j] * inv;
-        store_rows(obuf.data(), Ev, in.row(out, p.out_st, b, h, q0 + r));
-        // No key: output 0 and lse +inf (backward's P = 0); NaN stays NaN.
-        lse[bh * L + q0 + r] = l > A(0) ? row_mx[r] + std::log(l) : l == A(0) ? inf : l;
-      }
+      finish_rows<T>(m, Ev, acc.data(), row_mx.data(), row_sum.data(), obuf.data(),
+                     lse + bh * L + q0,
+                     [&](int64_t r) { return in.row(out, p.out_st, b, h, q0 + r); });
     }
   });
   EMBER_CHECK(ok.load(), "scaled_dot_product_attention: a GEMM of the fused kernel failed");

@@ -18,6 +18,7 @@ void register_cpu_resample_kernels();
 void register_cpu_optim_kernels();
 void register_cpu_rnn_kernels();
 void register_cpu_attention_kernels();
+void register_cpu_flex_attention_kernels();
 
 void register_cpu_kernels() {
   register_cpu_unary_kernels();
@@ -37,6 +38,7 @@ void register_cpu_kernels() {
   register_cpu_optim_kernels();
   register_cpu_rnn_kernels();
   register_cpu_attention_kernels();
+  register_cpu_flex_attention_kernels();
 }
 
 }  // namespace ember

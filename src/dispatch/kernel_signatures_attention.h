@@ -6,10 +6,14 @@ namespace ember {
 
 struct SdpaParams;          // kernels/common/attention_params.h
 struct SdpaBackwardParams;  // kernels/common/attention_params.h
+struct FlexParams;          // kernels/common/flex_attention_params.h
+struct FlexBackwardParams;  // kernels/common/flex_attention_params.h
 
 namespace kernel_kind {
 using SdpaFused = void (*)(ScalarType dtype, const SdpaParams& p);
 using SdpaFusedBackward = void (*)(ScalarType dtype, const SdpaBackwardParams& p);
+using FlexFused = void (*)(ScalarType dtype, const FlexParams& p);
+using FlexFusedBackward = void (*)(ScalarType dtype, const FlexBackwardParams& p);
 }  // namespace kernel_kind
 
 }  // namespace ember

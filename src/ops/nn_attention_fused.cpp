@@ -18,9 +18,8 @@
 #include "src/ops/op_common.h"
 
 namespace ember::detail {
-namespace {
 
-ScalarType accumulation_dtype(ScalarType t) { return t == kDouble ? kDouble : kFloat; }
+ScalarType sdpa_accumulation_dtype(ScalarType t) { return t == kDouble ? kDouble : kFloat; }
 
 /// t [..., R, C] of rank 3 or 4 as [B, H, R, C]: a view when its rows are dense and do not
 /// overlap (GEMM's leading dimension must be at least C; an expanded gradient has row stride 0),
@@ -53,6 +52,8 @@ Tensor empty_in_layout_of(const Tensor& like, int64_t cols) {
   return t.permute({back[0], back[1], back[2], back[3]});
 }
 
+namespace {
+
 /// The fused kernels' view of the arguments: 4-D operands with dense rows and the mask as an
 /// additive tensor of the accumulation dtype, broadcast (stride 0) to [B, H, L, S].
 struct Fused {
@@ -82,7 +83,7 @@ Fused prepare(const SdpaArgs& a) {
   p.causal = a.causal;
   p.scale = a.scale;
   if (a.mask.defined()) {
-    const ScalarType acc = accumulation_dtype(a.q.scalar_type());
+    const ScalarType acc = sdpa_accumulation_dtype(a.q.scalar_type());
     Tensor m =
         a.mask.scalar_type() == kBool ? additive_mask(a.mask.logical_not(), acc) : a.mask.to(acc);
     std::vector<int64_t> sizes(4 - static_cast<size_t>(m.dim()), 1);
@@ -135,7 +136,7 @@ std::string sdpa_fused_unsupported(const SdpaArgs& a, double dropout_p) {
 Tensor sdpa_fused(const SdpaArgs& a) {
   autograd::OpRecording rec(a.q, a.k, a.v);
   Fused f = prepare(a);
-  const ScalarType acc = accumulation_dtype(a.q.scalar_type());
+  const ScalarType acc = sdpa_accumulation_dtype(a.q.scalar_type());
   Tensor out4 = empty_in_layout_of(f.q, f.p.Ev);
   Tensor lse = empty({f.p.batch, f.p.heads, f.p.L}, f.q.options().dtype(acc));
   f.p.out = out4.data_ptr();

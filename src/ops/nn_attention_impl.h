@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ember/core/tensor.h"
+#include "kernels/common/attention_params.h"
 
 namespace ember::detail {
 
@@ -38,6 +39,17 @@ Tensor sdpa_math(const SdpaArgs& a, double dropout_p, Tensor* weights = nullptr)
 /// Why the fused kernel cannot run these arguments ("" when it can).
 std::string sdpa_fused_unsupported(const SdpaArgs& a, double dropout_p);
 Tensor sdpa_fused(const SdpaArgs& a);
+
+// ---- Operand layout shared by the fused kernels (SDPA, FlexAttention) ----
+/// float for float/bfloat16/float16, double for double: what the fused kernels accumulate in.
+ScalarType sdpa_accumulation_dtype(ScalarType t);
+/// t [..., R, C] of rank 3 or 4 as [B, H, R, C]: a view when its rows are dense and apart, else
+/// a contiguous copy.
+Tensor as_4d(const Tensor& t);
+/// The kernels' strides of a 4-D operand.
+SdpaStrides strides_of(const Tensor& t4);
+/// A new [B, H, R, cols] tensor laid out in memory as `like`.
+Tensor empty_in_layout_of(const Tensor& like, int64_t cols);
 
 /// The backends allowed on this thread, as bits 1 << int(SDPBackend) (src/nn/attention.cpp).
 unsigned& sdpa_allowed_bits();

@@ -1,0 +1,391 @@
+// FlexAttention: the fused kernel against a float64 composition of recorded ops (scores, the
+// score_mod written as tensor ops, the mask as a bool tensor, softmax, ·V), outputs and the
+// gradients of q, k, v and of captured tables, for the shipped examples (causal, sliding window,
+// prefix-LM, document masking, ALiBi, relative position bias, tanh soft-capping) over shapes with
+// L != S, lengths that are not multiples of the blocks, small blocks (many partial ones), GQA,
+// bfloat16; gradcheck in float64; BlockMask tables; empty operands with backward; errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ember/ember.h"
+#include "ember/nn/attention/flex_attention.h"
+#include "tests/support/golden.h"
+
+using namespace ember;
+using namespace ember::nn::attention;
+
+namespace flex_test {
+
+struct Shape {
+  int64_t B, H, Hk, L, S, E, Ev;
+  int64_t block_q, block_kv;
+};
+
+struct Result {
+  Tensor out, dq, dk, dv, dtable;
+};
+
+/// k or v [B, Hk, S, D] with each head repeated `group` times (GQA), by recorded ops.
+Tensor repeat_heads(const Tensor& t, int64_t group) {
+  if (group == 1) return t;
+  return t.unsqueeze(2)
+      .expand({t.size(0), t.size(1), group, t.size(2), t.size(3)})
+      .reshape({t.size(0), t.size(1) * group, t.size(2), t.size(3)});
+}
+
+/// The reference: softmax(mask(mod(scale·q·kᵀ)))·v in recorded ops. keep [B or 1, H or 1, L, S].
+Tensor reference(const Tensor& q, const Tensor& k, const Tensor& v,
+                 const std::function<Tensor(const Tensor&)>& mod, const Tensor& keep,
+                 double scale) {
+  const int64_t group = q.size(1) / k.size(1);
+  Tensor s = matmul(q, repeat_heads(k, group).transpose(-2, -1)) * scale;
+  if (mod) s = mod(s);
+  if (keep.defined()) s = s.masked_fill(keep.logical_not(), -INFINITY);
+  return matmul(s.softmax(-1), repeat_heads(v, group));
+}
+
+/// [L, S] int64 q_idx and kv_idx grids.
+Tensor q_grid(int64_t L, int64_t S) { return arange(L).view({L, 1}).expand({L, S}); }
+Tensor kv_grid(int64_t L, int64_t S) { return arange(S).view({1, S}).expand({L, S}); }
+
+template <class Run>
+Result grads_of(const Tensor& q0, const Tensor& k0, const Tensor& v0, const Tensor& table0,
+                const Tensor& cot, Run run) {
+  Tensor q = q0.detach().requires_grad_(true), k = k0.detach().requires_grad_(true),
+         v = v0.detach().requires_grad_(true);
+  Tensor table = table0.defined() ? table0.detach().requires_grad_(true) : Tensor();
+  Tensor out = run(q, k, v, table);
+  autograd::variable_list inputs{q, k, v};
+  if (table.defined()) inputs.push_back(table);
+  autograd::variable_list g = autograd::grad({(out * cot).sum()}, inputs);
+  return {out, g[0], g[1], g[2], table.defined() ? g[3] : Tensor()};
+}
+
+void expect_same(const Result& got, const Result& want, double rtol, double atol,
+                 const std::string& what) {
+  expect_close(got.out, want.out.to(got.out.scalar_type()), rtol, atol, what + " output");
+  expect_close(got.dq, want.dq.to(got.dq.scalar_type()), rtol, atol, what + " dq");
+  expect_close(got.dk, want.dk.to(got.dk.scalar_type()), rtol, atol, what + " dk");
+  expect_close(got.dv, want.dv.to(got.dv.scalar_type()), rtol, atol, what + " dv");
+  if (want.dtable.defined())
+    expect_close(got.dtable, want.dtable.to(got.dtable.scalar_type()), rtol, atol,
+                 what + " d(table)");
+}
+
+std::string describe(const Shape& s) {
+  return "B" + std::to_string(s.B) + " H" + std::to_string(s.H) + " Hk" + std::to_string(s.Hk) +
+         " L" + std::to_string(s.L) + " S" + std::to_string(s.S) + " E" + std::to_string(s.E) +
+         " Ev" + std::to_string(s.Ev) + " blocks " + std::to_string(s.block_q) + "x" +
+         std::to_string(s.block_kv);
+}
+
+const std::vector<Shape> kShapes = {
+    {1, 1, 1, 1, 1, 1, 1, 128, 128},   {2, 2, 2, 37, 37, 8, 5, 16, 16},
+    {1, 4, 2, 70, 70, 16, 16, 32, 16}, {1, 2, 2, 130, 130, 24, 40, 128, 128},
+    {2, 2, 1, 33, 33, 7, 9, 8, 32},    {1, 1, 1, 300, 300, 64, 64, 128, 128},
+};
+
+/// One example: the flex call (mask_mod → BlockMask, score_mod with an optional table) against
+/// the reference, in `dtype` (float64 reference), on every shape.
+struct Example {
+  std::string name;
+  // Builds the table the score_mod reads ([H, ...]); undefined for none.
+  std::function<Tensor(const Shape&)> table;
+  // flex_attention with that table (a leaf) and the shape's block mask.
+  std::function<Tensor(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Shape&)>
+      flex;
+  // The reference's score_mod as tensor ops and its keep mask.
+  std::function<Tensor(const Tensor&, const Tensor&, const Shape&)> ref_mod;
+  std::function<Tensor(const Shape&)> keep;
+};
+
+void check_example(const Example& ex, ScalarType dtype, double rtol, double atol) {
+  for (const Shape& s : kShapes) {
+    manual_seed(static_cast<uint64_t>(s.L * 31 + s.E));
+    Tensor q = randn({s.B, s.H, s.L, s.E}, kFloat64), k = randn({s.B, s.Hk, s.S, s.E}, kFloat64);
+    Tensor v = randn({s.B, s.Hk, s.S, s.Ev}, kFloat64),
+           cot = randn({s.B, s.H, s.L, s.Ev}, kFloat64);
+    Tensor table = ex.table ? ex.table(s) : Tensor();
+    const double scale = 1.0 / std::sqrt(static_cast<double>(s.E));
+    const Result want = grads_of(q, k, v, table, cot, [&](auto q_, auto k_, auto v_, auto t_) {
+      std::function<Tensor(const Tensor&)> mod;
+      if (ex.ref_mod) mod = [&](const Tensor& sc) { return ex.ref_mod(sc, t_, s); };
+      return reference(q_, k_, v_, mod, ex.keep ? ex.keep(s) : Tensor(), scale);
+    });
+    const Result got =
+        grads_of(q.to(dtype), k.to(dtype), v.to(dtype), table.defined() ? table.to(dtype) : table,
+                 cot.to(dtype),
+                 [&](auto q_, auto k_, auto v_, auto t_) { return ex.flex(q_, k_, v_, t_, s); });
+    expect_same(got, want, rtol, atol, ex.name + " " + describe(s) + " " + to_string(dtype));
+  }
+}
+
+BlockSize block_of(const Shape& s) { return {s.block_q, s.block_kv}; }
+
+std::vector<Example> examples() {
+  std::vector<Example> ex;
+  // Causal.
+  ex.push_back({"causal", nullptr,
+                [](auto q, auto k, auto v, auto, const Shape& s) {
+                  auto causal = [](int64_t, int64_t, int64_t qi, int64_t kv) { return qi >= kv; };
+                  BlockMask m = create_block_mask(causal, std::nullopt, std::nullopt, s.L, s.S,
+                                                  kCPU, block_of(s));
+                  return flex_attention(q, k, v, nullptr, m, std::nullopt, s.H != s.Hk);
+                },
+                nullptr, [](const Shape& s) { return q_grid(s.L, s.S) >= kv_grid(s.L, s.S); }});
+  // Sliding window of 5 behind (causal).
+  ex.push_back({"sliding_window", nullptr,
+                [](auto q, auto k, auto v, auto, const Shape& s) {
+                  auto window = [](int64_t, int64_t, int64_t qi, int64_t kv) {
+                    return qi >= kv && qi - kv <= 5;
+                  };
+                  BlockMask m = create_block_mask(window, 1, 1, s.L, s.S, kCPU, block_of(s));
+                  return flex_attention(q, k, v, nullptr, m, std::nullopt, s.H != s.Hk);
+                },
+                nullptr,
+                [](const Shape& s) {
+                  Tensor d = q_grid(s.L, s.S) - kv_grid(s.L, s.S);
+                  return (d >= 0).logical_and(d <= 5);
+                }});
+  // Prefix-LM: the first 9 keys are visible to all, the rest causally.
+  ex.push_back(
+      {"prefix_lm", nullptr,
+       [](auto q, auto k, auto v, auto, const Shape& s) {
+         auto prefix = [](int64_t, int64_t, int64_t qi, int64_t kv) { return kv < 9 || qi >= kv; };
+         BlockMask m =
+             create_block_mask(prefix, std::nullopt, std::nullopt, s.L, s.S, kCPU, block_of(s));
+         return flex_attention(q, k, v, nullptr, m, std::nullopt, s.H != s.Hk);
+       },
+       nullptr,
+       [](const Shape& s) {
+         return (kv_grid(s.L, s.S) < 9).logical_or(q_grid(s.L, s.S) >= kv_grid(s.L, s.S));
+       }});
+  // Document masking: positions in documents of lengths 7, 7, 7, ...; attention within one.
+  ex.push_back({"document", nullptr,
+                [](auto q, auto k, auto v, auto, const Shape& s) {
+                  Tensor doc = arange(std::max(s.L, s.S)).div(7, "floor");
+                  const int64_t* d = doc.template data_ptr<int64_t>();
+                  // The Tensor handle keeps d alive for backward, which runs after this returns.
+                  auto same_doc = [doc, d](int64_t, int64_t, int64_t qi, int64_t kv) {
+                    return d[qi] == d[kv];
+                  };
+                  BlockMask m = create_block_mask(same_doc, std::nullopt, std::nullopt, s.L, s.S,
+                                                  kCPU, block_of(s));
+                  return flex_attention(q, k, v, nullptr, m, std::nullopt, s.H != s.Hk);
+                },
+                nullptr,
+                [](const Shape& s) {
+                  return q_grid(s.L, s.S).div(7, "floor") == kv_grid(s.L, s.S).div(7, "floor");
+                }});
+  // ALiBi with learned slopes [H], causal.
+  ex.push_back({"alibi", [](const Shape& s) { return rand({s.H}, kFloat64) + 0.1; },
+                [](auto q, auto k, auto v, auto t, const Shape& s) {
+                  Captured slope(t);
+                  auto alibi = [=](auto score, int64_t, int64_t h, int64_t qi, int64_t kv) {
+                    return score + slope(h) * (kv - qi);
+                  };
+                  auto causal = [](int64_t, int64_t, int64_t qi, int64_t kv) { return qi >= kv; };
+                  BlockMask m = create_block_mask(causal, std::nullopt, std::nullopt, s.L, s.S,
+                                                  kCPU, block_of(s));
+                  return flex_attention(q, k, v, alibi, m, std::nullopt, s.H != s.Hk);
+                },
+                [](const Tensor& sc, const Tensor& t, const Shape& s) {
+                  Tensor dist = (kv_grid(s.L, s.S) - q_grid(s.L, s.S)).to(kFloat64);
+                  return sc + t.view({1, s.H, 1, 1}) * dist;
+                },
+                [](const Shape& s) { return q_grid(s.L, s.S) >= kv_grid(s.L, s.S); }});
+  // Relative position bias: a learned table [H, L + S - 1], read at q - kv + S - 1; no mask.
+  ex.push_back({"relative_bias",
+                [](const Shape& s) {
+                  return randn({s.H, s.L + s.S - 1}, kFloat64);
+                },
+                [](auto q, auto k, auto v, auto t, const Shape& s) {
+                  Captured bias(t);
+                  const int64_t off = s.S - 1;
+                  auto rel = [=](auto score, int64_t, int64_t h, int64_t qi, int64_t kv) {
+                    return score + bias(h, qi - kv + off);
+                  };
+                  return flex_attention(q, k, v, rel, std::nullopt, std::nullopt, s.H != s.Hk);
+                },
+                [](const Tensor& sc, const Tensor& t, const Shape& s) {
+                  Tensor idx = (q_grid(s.L, s.S) - kv_grid(s.L, s.S) + (s.S - 1)).reshape({-1});
+                  return sc + t.index_select(1, idx).view({1, s.H, s.L, s.S});
+                },
+                nullptr});
+  // tanh soft-capping at 2 (scores of randn data reach past it), with a causal mask.
+  ex.push_back(
+      {"softcap", nullptr,
+       [](auto q, auto k, auto v, auto, const Shape& s) {
+         auto cap = [](auto score, int64_t, int64_t, int64_t, int64_t) {
+           return 2.0 * tanh(score / 2.0);
+         };
+         auto causal = [](int64_t, int64_t, int64_t qi, int64_t kv) { return qi >= kv; };
+         BlockMask m =
+             create_block_mask(causal, std::nullopt, std::nullopt, s.L, s.S, kCPU, block_of(s));
+         return flex_attention(q, k, v, cap, m, std::nullopt, s.H != s.Hk);
+       },
+       [](const Tensor& sc, const Tensor&, const Shape&) { return (sc / 2.0).tanh() * 2.0; },
+       [](const Shape& s) { return q_grid(s.L, s.S) >= kv_grid(s.L, s.S); }});
+  return ex;
+}
+
+}  // namespace flex_test
+
+using namespace flex_test;
+
+TEST(FlexAttention, ExamplesMatchTheCompositionInFloat64) {
+  for (const Example& ex : examples()) check_example(ex, kFloat64, 1e-10, 1e-12);
+}
+
+TEST(FlexAttention, ExamplesMatchTheCompositionInFloat32) {
+  for (const Example& ex : examples()) check_example(ex, kFloat32, 2e-4, 2e-5);
+}
+
+TEST(FlexAttention, ExamplesInBfloat16AccumulateInFloat) {
+  // bf16 inputs round each operand to 8 bits of mantissa; the check is that nothing worse
+  // happens (float accumulation), not bf16 equality.
+  for (const Example& ex : examples()) check_example(ex, kBFloat16, 5e-2, 5e-2);
+}
+
+TEST(FlexAttention, NoModNoMaskEqualsSdpa) {
+  manual_seed(3);
+  Tensor q = randn({2, 3, 45, 16}), k = randn({2, 3, 70, 16}), v = randn({2, 3, 70, 8});
+  expect_close(flex_attention(q, k, v), F::scaled_dot_product_attention(q, k, v), 1e-5, 1e-6,
+               "dense");
+  expect_close(flex_attention(q, k, v, nullptr, std::nullopt, 0.3),
+               F::scaled_dot_product_attention(q, k, v, {}, 0.0, false, 0.3), 1e-5, 1e-6, "scale");
+}
+
+TEST(FlexAttention, StridedOperandsAndHeadsBroadcastMask) {
+  // Per-head masks (H given) and [B, L, H, E] operands seen through transposes.
+  manual_seed(4);
+  Tensor q = randn({2, 50, 2, 8}, kFloat64).transpose(1, 2),
+         k = randn({2, 60, 2, 8}, kFloat64).transpose(1, 2);
+  Tensor v = randn({2, 60, 2, 4}, kFloat64).transpose(1, 2);
+  auto per_head = [](int64_t b, int64_t h, int64_t qi, int64_t kv) {
+    return h == 0 ? qi >= kv : (kv + b) % 3 != 0;
+  };
+  BlockMask m = create_block_mask(per_head, 2, 2, 50, 60, kCPU, 16);
+  Tensor keep = empty({2, 2, 50, 60}, kBool);
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t h = 0; h < 2; ++h)
+      keep.index_put_({b, h}, h == 0 ? q_grid(50, 60) >= kv_grid(50, 60)
+                                     : (kv_grid(50, 60) + b).remainder(3) != 0);
+  expect_close(flex_attention(q, k, v, nullptr, m),
+               reference(q, k, v, nullptr, keep, 1.0 / std::sqrt(8.0)), 1e-10, 1e-12, "per head");
+}
+
+TEST(FlexAttention, GradcheckFloat64WithTableAndMask) {
+  manual_seed(5);
+  Tensor q = randn({1, 2, 9, 3}, kFloat64).requires_grad_(true);
+  Tensor k = randn({1, 1, 11, 3}, kFloat64).requires_grad_(true);
+  Tensor v = randn({1, 1, 11, 2}, kFloat64).requires_grad_(true);
+  Tensor t = randn({2, 20}, kFloat64).requires_grad_(true);
+  auto mask = [](int64_t, int64_t, int64_t qi, int64_t kv) { return kv <= qi + 2; };
+  BlockMask m = create_block_mask(mask, std::nullopt, std::nullopt, 9, 11, kCPU, {4, 4});
+  auto fn = [&](const autograd::variable_list& in) -> autograd::variable_list {
+    Captured bias(in[3]);
+    auto mod = [=](auto score, int64_t, int64_t h, int64_t qi, int64_t kv) {
+      return 1.5 * tanh(score / 1.5) + bias(h, qi - kv + 10);
+    };
+    return {flex_attention(in[0], in[1], in[2], mod, m, std::nullopt, true)};
+  };
+  EXPECT_TRUE(autograd::gradcheck(fn, {q, k, v, t}));
+}
+
+TEST(FlexAttention, BlockMaskTablesAndSparsity) {
+  auto causal = [](int64_t, int64_t, int64_t qi, int64_t kv) { return qi >= kv; };
+  BlockMask m = create_block_mask(causal, std::nullopt, std::nullopt, 512, 512);
+  EXPECT_EQ(m.BLOCK_SIZE, (std::pair<int64_t, int64_t>{128, 128}));
+  EXPECT_EQ(m.kv_num_blocks.sizes(), (std::vector<int64_t>{1, 1, 4}));
+  // Diagonal blocks are partial, those below full, those above skipped.
+  EXPECT_EQ(m.kv_num_blocks.sum().item<int64_t>(), 4);
+  EXPECT_EQ(m.full_kv_num_blocks.sum().item<int64_t>(), 6);
+  for (int64_t j = 0; j < 3; ++j)
+    EXPECT_EQ(m.full_kv_indices.index({0, 0, 3, j}).item<int32_t>(), j);
+  EXPECT_EQ(m.kv_indices.index({0, 0, 3, 0}).item<int32_t>(), 3);
+  EXPECT_NEAR(m.sparsity(), 37.5, 1e-9);
+  EXPECT_EQ(m.to_dense().sum().item<int64_t>(), 10);
+  EXPECT_TRUE(m.mask_mod()(0, 0, 5, 3));
+  EXPECT_FALSE(m.mask_mod()(0, 0, 3, 5));
+  EXPECT_NE(m.to_string().find("sparsity=37.5"), std::string::npos);
+}
+
+TEST(FlexAttention, RowsWithNoKeyGiveZerosAndZeroGradients) {
+  manual_seed(6);
+  Tensor q = randn({1, 1, 20, 4}).requires_grad_(true),
+         k = randn({1, 1, 20, 4}).requires_grad_(true);
+  Tensor v = randn({1, 1, 20, 4}).requires_grad_(true);
+  auto late = [](int64_t, int64_t, int64_t qi, int64_t kv) { return qi >= 10 && kv <= qi; };
+  BlockMask m = create_block_mask(late, std::nullopt, std::nullopt, 20, 20, kCPU, 8);
+  Tensor out = flex_attention(q, k, v, nullptr, m);
+  EXPECT_EQ(out.slice(2, 0, 10).abs().max().item<float>(), 0.0f);
+  EXPECT_GT(out.slice(2, 10, 20).abs().max().item<float>(), 0.0f);
+  out.sum().backward();
+  EXPECT_EQ(q.grad().slice(2, 0, 10).abs().max().item<float>(), 0.0f);
+  EXPECT_TRUE(k.grad().isfinite().all().item<bool>());
+}
+
+TEST(FlexAttention, EmptyOperandsRunBackward) {
+  for (auto [L, S] : std::vector<std::pair<int64_t, int64_t>>{{0, 5}, {5, 0}, {0, 0}}) {
+    Tensor q = randn({1, 2, L, 4}).requires_grad_(true),
+           k = randn({1, 2, S, 4}).requires_grad_(true);
+    Tensor v = randn({1, 2, S, 3}).requires_grad_(true);
+    Tensor out = flex_attention(q, k, v);
+    EXPECT_EQ(out.sizes(), (std::vector<int64_t>{1, 2, L, 3}));
+    if (L > 0) {
+      EXPECT_EQ(out.abs().sum().item<float>(), 0.0f);
+    }
+    out.sum().backward();
+    EXPECT_EQ(q.grad().sizes(), q.sizes());
+    EXPECT_EQ(k.grad().sizes(), k.sizes());
+    EXPECT_EQ(v.grad().sizes(), v.sizes());
+  }
+}
+
+namespace flex_test {
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace flex_test
+
+TEST(FlexAttention, ErrorsNameTheProblem) {
+  Tensor q = randn({1, 2, 8, 4}), k = randn({1, 2, 8, 4}), v = randn({1, 2, 8, 4});
+  EXPECT_NE(error_of([&] { flex_attention(q[0], k, v); }).find("must be 4-D"), std::string::npos);
+  EXPECT_NE(error_of([&] {
+              flex_attention(q, randn({1, 1, 8, 4}), randn({1, 1, 8, 4}));
+            }).find("enable_gqa"),
+            std::string::npos);
+  auto all = [](int64_t, int64_t, int64_t, int64_t) { return true; };
+  BlockMask m = create_block_mask(all, std::nullopt, std::nullopt, 16, 8);
+  EXPECT_NE(error_of([&] { flex_attention(q, k, v, nullptr, m); }).find("Q_LEN=16"),
+            std::string::npos);
+  // A score_mod on plain floats runs, but cannot be differentiated.
+  auto plain = [](float s, int64_t, int64_t, int64_t, int64_t) { return s * 0.5f; };
+  EXPECT_NO_THROW(flex_attention(q, k, v, plain));
+  Tensor qg = q.detach().requires_grad_(true);
+  EXPECT_NE(error_of([&] { flex_attention(qg, k, v, plain); }).find("auto score"),
+            std::string::npos);
+  // Reads outside a captured table.
+  Captured small(randn({2}));
+  auto oob = [=](auto s, int64_t, int64_t, int64_t qi, int64_t) { return s + small(qi); };
+  EXPECT_NE(error_of([&] { flex_attention(q, k, v, oob); }).find("out of range"),
+            std::string::npos);
+  // A table read only at positions the probe does not visit.
+  Tensor tab = randn({8}).requires_grad_(true);
+  Captured hidden(tab);
+  auto sometimes = [=](auto s, int64_t, int64_t, int64_t qi, int64_t kv) {
+    return qi == 3 && kv == 2 ? s + hidden(qi) : s;
+  };
+  Tensor out = flex_attention(qg, k, v, sometimes);
+  EXPECT_NE(error_of([&] { out.sum().backward(); }).find("unconditionally"), std::string::npos);
+}
