@@ -34,18 +34,18 @@ sdpa_kernel::sdpa_kernel(std::initializer_list<SDPBackend> backends)
 sdpa_kernel::sdpa_kernel(SDPBackend backend) : sdpa_kernel(std::vector<SDPBackend>{backend}) {}
 
 sdpa_kernel::sdpa_kernel(const std::vector<SDPBackend>& backends)
-    : previous_(detail::sdpa_allowed_bits()) {
-  detail::sdpa_allowed_bits() = bits_of(backends);
+    : previous_(ember::detail::sdpa_allowed_bits()) {
+  ember::detail::sdpa_allowed_bits() = bits_of(backends);
 }
 
-sdpa_kernel::~sdpa_kernel() { detail::sdpa_allowed_bits() = previous_; }
+sdpa_kernel::~sdpa_kernel() { ember::detail::sdpa_allowed_bits() = previous_; }
 
 std::vector<SDPBackend> allowed_sdpa_backends() {
   std::vector<SDPBackend> out;
   for (SDPBackend b :
        {SDPBackend::math, SDPBackend::flash_attention, SDPBackend::efficient_attention,
         SDPBackend::cudnn_attention, SDPBackend::overrideable})
-    if ((detail::sdpa_allowed_bits() >> static_cast<unsigned>(b)) & 1U) out.push_back(b);
+    if ((ember::detail::sdpa_allowed_bits() >> static_cast<unsigned>(b)) & 1U) out.push_back(b);
   return out;
 }
 

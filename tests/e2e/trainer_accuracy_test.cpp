@@ -10,7 +10,7 @@
 
 #include "ember/core/tempfile.h"
 #include "examples/train_fashion_mnist/options.h"
-#include "examples/train_fashion_mnist/report.h"
+#include "examples/common/report.h"
 #include "examples/train_fashion_mnist/training.h"
 
 namespace {

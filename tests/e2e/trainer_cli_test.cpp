@@ -11,7 +11,7 @@
 
 #include "ember/core/tempfile.h"
 #include "examples/train_fashion_mnist/options.h"
-#include "examples/train_fashion_mnist/report.h"
+#include "examples/common/report.h"
 
 namespace trainer_cli_test {
 

@@ -1,4 +1,5 @@
-// torch.nn.attention for C++: the scoped backend guard of scaled_dot_product_attention.
+// torch.nn.attention for C++: the scoped backend guard of scaled_dot_product_attention, and
+// (through attention/flex_attention.h) FlexAttention.
 //   {
 //     ember::nn::attention::sdpa_kernel only_math({SDPBackend::kMath});
 //     out = F::scaled_dot_product_attention(q, k, v);   // runs the math composition
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "ember/core/macros.h"
+#include "ember/nn/attention/flex_attention.h"
 #include "ember/ops/nn_attention.h"
 
 namespace ember::nn::attention {
