@@ -60,6 +60,7 @@ from gen.lr_scheduler import gen_lr_scheduler
 from gen.nn_attention import gen_nn_attention
 from gen.nn_batchnorm import gen_nn_batchnorm
 from gen.nn_conv import gen_nn_conv
+from gen.nn_flex import gen_nn_flex
 from gen.nn_functional import gen_nn_functional
 from gen.nn_layer import gen_nn_layer
 from gen.nn_loss import gen_nn_loss
@@ -82,7 +83,8 @@ FAMILIES = {"unary": gen_unary, "binary": gen_binary, "reduction": gen_reduction
             "random": gen_random, "lr_scheduler": gen_lr_scheduler,
             "nn_conv": gen_nn_conv, "nn_pool": gen_nn_pool, "nn_batchnorm": gen_nn_batchnorm,
             "nn_pad": gen_nn_pad, "nn_resample": gen_nn_resample, "nn_rnn": gen_nn_rnn,
-            "nn_attention": gen_nn_attention, "nn_transformer": gen_nn_transformer}
+            "nn_attention": gen_nn_attention, "nn_transformer": gen_nn_transformer,
+            "nn_flex": gen_nn_flex}
 MAX_BYTES = 2 * 1024 * 1024
 
 

@@ -126,24 +126,29 @@ void check_example(const Example& ex, ScalarType dtype, double rtol, double atol
 
 BlockSize block_of(const Shape& s) { return {s.block_q, s.block_kv}; }
 
+/// flex_attention with a shipped score_mod (flex_mods.h) and a block mask from a shipped mask_mod.
+template <class Mod, class Mask>
+Tensor flex_with(const Tensor& q, const Tensor& k, const Tensor& v, Mod mod, Mask mask,
+                 const Shape& s) {
+  BlockMask m = create_block_mask(mask, std::nullopt, std::nullopt, s.L, s.S, kCPU, block_of(s));
+  return flex_attention(q, k, v, mod, m, std::nullopt, s.H != s.Hk);
+}
+
+Tensor causal_keep(const Shape& s) { return q_grid(s.L, s.S) >= kv_grid(s.L, s.S); }
+
+/// The seven examples the issue names, through the shipped callables of flex_mods.h.
 std::vector<Example> examples() {
   std::vector<Example> ex;
-  // Causal.
   ex.push_back({"causal", nullptr,
                 [](auto q, auto k, auto v, auto, const Shape& s) {
-                  auto causal = [](int64_t, int64_t, int64_t qi, int64_t kv) { return qi >= kv; };
-                  BlockMask m = create_block_mask(causal, std::nullopt, std::nullopt, s.L, s.S,
-                                                  kCPU, block_of(s));
-                  return flex_attention(q, k, v, nullptr, m, std::nullopt, s.H != s.Hk);
+                  return flex_with(q, k, v, nullptr, causal_mask(), s);
                 },
-                nullptr, [](const Shape& s) { return q_grid(s.L, s.S) >= kv_grid(s.L, s.S); }});
-  // Sliding window of 5 behind (causal).
+                nullptr, causal_keep});
+  // Sliding window of 5 behind (causal); the mask broadcast from B = H = 1 given explicitly.
   ex.push_back({"sliding_window", nullptr,
                 [](auto q, auto k, auto v, auto, const Shape& s) {
-                  auto window = [](int64_t, int64_t, int64_t qi, int64_t kv) {
-                    return qi >= kv && qi - kv <= 5;
-                  };
-                  BlockMask m = create_block_mask(window, 1, 1, s.L, s.S, kCPU, block_of(s));
+                  BlockMask m =
+                      create_block_mask(sliding_window_mask(5), 1, 1, s.L, s.S, kCPU, block_of(s));
                   return flex_attention(q, k, v, nullptr, m, std::nullopt, s.H != s.Hk);
                 },
                 nullptr,
@@ -152,67 +157,49 @@ std::vector<Example> examples() {
                   return (d >= 0).logical_and(d <= 5);
                 }});
   // Prefix-LM: the first 9 keys are visible to all, the rest causally.
-  ex.push_back(
-      {"prefix_lm", nullptr,
-       [](auto q, auto k, auto v, auto, const Shape& s) {
-         auto prefix = [](int64_t, int64_t, int64_t qi, int64_t kv) { return kv < 9 || qi >= kv; };
-         BlockMask m =
-             create_block_mask(prefix, std::nullopt, std::nullopt, s.L, s.S, kCPU, block_of(s));
-         return flex_attention(q, k, v, nullptr, m, std::nullopt, s.H != s.Hk);
-       },
-       nullptr,
-       [](const Shape& s) {
-         return (kv_grid(s.L, s.S) < 9).logical_or(q_grid(s.L, s.S) >= kv_grid(s.L, s.S));
-       }});
-  // Document masking: positions in documents of lengths 7, 7, 7, ...; attention within one.
+  ex.push_back({"prefix_lm", nullptr,
+                [](auto q, auto k, auto v, auto, const Shape& s) {
+                  return flex_with(q, k, v, nullptr, prefix_lm_mask(9), s);
+                },
+                nullptr,
+                [](const Shape& s) { return (kv_grid(s.L, s.S) < 9).logical_or(causal_keep(s)); }});
+  // Document masking: documents of 7 positions, causal within each (and_masks).
   ex.push_back({"document", nullptr,
                 [](auto q, auto k, auto v, auto, const Shape& s) {
-                  Tensor doc = arange(std::max(s.L, s.S)).div(7, "floor");
-                  const int64_t* d = doc.template data_ptr<int64_t>();
-                  // The Tensor handle keeps d alive for backward, which runs after this returns.
-                  auto same_doc = [doc, d](int64_t, int64_t, int64_t qi, int64_t kv) {
-                    return d[qi] == d[kv];
-                  };
-                  BlockMask m = create_block_mask(same_doc, std::nullopt, std::nullopt, s.L, s.S,
-                                                  kCPU, block_of(s));
-                  return flex_attention(q, k, v, nullptr, m, std::nullopt, s.H != s.Hk);
+                  // The mask keeps the ids alive for backward, which runs after this returns.
+                  const Tensor doc = arange(std::max(s.L, s.S)).div(7, "floor");
+                  return flex_with(q, k, v, nullptr, and_masks(document_mask(doc), causal_mask()),
+                                   s);
                 },
                 nullptr,
                 [](const Shape& s) {
-                  return q_grid(s.L, s.S).div(7, "floor") == kv_grid(s.L, s.S).div(7, "floor");
+                  return (q_grid(s.L, s.S).div(7, "floor") == kv_grid(s.L, s.S).div(7, "floor"))
+                      .logical_and(causal_keep(s));
                 }});
   // ALiBi with learned slopes [H], causal.
   ex.push_back({"alibi", [](const Shape& s) { return rand({s.H}, kFloat64) + 0.1; },
                 [](auto q, auto k, auto v, auto t, const Shape& s) {
-                  Captured slope(t);
-                  auto alibi = [=](auto score, int64_t, int64_t h, int64_t qi, int64_t kv) {
-                    return score + slope(h) * (kv - qi);
-                  };
-                  auto causal = [](int64_t, int64_t, int64_t qi, int64_t kv) { return qi >= kv; };
-                  BlockMask m = create_block_mask(causal, std::nullopt, std::nullopt, s.L, s.S,
-                                                  kCPU, block_of(s));
-                  return flex_attention(q, k, v, alibi, m, std::nullopt, s.H != s.Hk);
+                  return flex_with(q, k, v, alibi(t), causal_mask(), s);
                 },
                 [](const Tensor& sc, const Tensor& t, const Shape& s) {
                   Tensor dist = (kv_grid(s.L, s.S) - q_grid(s.L, s.S)).to(kFloat64);
                   return sc + t.view({1, s.H, 1, 1}) * dist;
                 },
-                [](const Shape& s) { return q_grid(s.L, s.S) >= kv_grid(s.L, s.S); }});
-  // Relative position bias: a learned table [H, L + S - 1], read at q - kv + S - 1; no mask.
+                causal_keep});
+  // Relative position bias: a learned table [H, 2·max + 1], read at q - kv + max; with a noop
+  // mask (every block full) through or_masks of two halves.
   ex.push_back({"relative_bias",
                 [](const Shape& s) {
-                  return randn({s.H, s.L + s.S - 1}, kFloat64);
+                  return randn({s.H, 2 * std::max(s.L, s.S) - 1}, kFloat64);
                 },
                 [](auto q, auto k, auto v, auto t, const Shape& s) {
-                  Captured bias(t);
-                  const int64_t off = s.S - 1;
-                  auto rel = [=](auto score, int64_t, int64_t h, int64_t qi, int64_t kv) {
-                    return score + bias(h, qi - kv + off);
-                  };
-                  return flex_attention(q, k, v, rel, std::nullopt, std::nullopt, s.H != s.Hk);
+                  auto upper = [](int64_t, int64_t, int64_t qi, int64_t kv) { return kv > qi; };
+                  return flex_with(q, k, v, relative_position_bias(t),
+                                   or_masks(causal_mask(), upper), s);
                 },
                 [](const Tensor& sc, const Tensor& t, const Shape& s) {
-                  Tensor idx = (q_grid(s.L, s.S) - kv_grid(s.L, s.S) + (s.S - 1)).reshape({-1});
+                  const int64_t max = std::max(s.L, s.S) - 1;
+                  Tensor idx = (q_grid(s.L, s.S) - kv_grid(s.L, s.S) + max).reshape({-1});
                   return sc + t.index_select(1, idx).view({1, s.H, s.L, s.S});
                 },
                 nullptr});
@@ -220,16 +207,10 @@ std::vector<Example> examples() {
   ex.push_back(
       {"softcap", nullptr,
        [](auto q, auto k, auto v, auto, const Shape& s) {
-         auto cap = [](auto score, int64_t, int64_t, int64_t, int64_t) {
-           return 2.0 * tanh(score / 2.0);
-         };
-         auto causal = [](int64_t, int64_t, int64_t qi, int64_t kv) { return qi >= kv; };
-         BlockMask m =
-             create_block_mask(causal, std::nullopt, std::nullopt, s.L, s.S, kCPU, block_of(s));
-         return flex_attention(q, k, v, cap, m, std::nullopt, s.H != s.Hk);
+         return flex_with(q, k, v, tanh_softcap(2.0), causal_mask(), s);
        },
        [](const Tensor& sc, const Tensor&, const Shape&) { return (sc / 2.0).tanh() * 2.0; },
-       [](const Shape& s) { return q_grid(s.L, s.S) >= kv_grid(s.L, s.S); }});
+       causal_keep});
   return ex;
 }
 
@@ -295,6 +276,18 @@ TEST(FlexAttention, GradcheckFloat64WithTableAndMask) {
     return {flex_attention(in[0], in[1], in[2], mod, m, std::nullopt, true)};
   };
   EXPECT_TRUE(autograd::gradcheck(fn, {q, k, v, t}));
+}
+
+TEST(FlexAttention, ShippedHelpers) {
+  EXPECT_NEAR(alibi_slopes(8)[0].item<float>(), 0.5f, 1e-7);
+  EXPECT_NEAR(alibi_slopes(8)[7].item<float>(), 1.0f / 256, 1e-9);
+  EXPECT_EQ(relative_position_bias(zeros({2, 9})).max_distance, 4);
+  EXPECT_THROW(relative_position_bias(zeros({2, 8})), Error);
+  EXPECT_THROW(document_mask(zeros({4})), Error);
+  EXPECT_TRUE(noop_mask()(0, 0, 0, 9));
+  EXPECT_FALSE(and_masks(causal_mask(), noop_mask())(0, 0, 1, 2));
+  EXPECT_TRUE(or_masks(causal_mask(), sliding_window_mask(0))(0, 0, 3, 3));
+  EXPECT_NEAR(tanh_softcap(2.0)(10.0f, 0, 0, 0, 0), 2.0 * std::tanh(5.0), 1e-12);
 }
 
 TEST(FlexAttention, BlockMaskTablesAndSparsity) {

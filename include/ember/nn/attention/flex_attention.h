@@ -16,6 +16,8 @@
 // positions mask_mod rejects get -inf; a row with no position left gives 0. Gradients flow to q,
 // k, v and to every Captured tensor score_mod reads (flex_score.h says how to write one);
 // double backward is not supported. float32, float64, bfloat16, float16 (accumulating in float).
+// flex_mods.h ships the usual callables (causal, sliding window, prefix-LM, document masks; ALiBi,
+// relative position bias, tanh soft-capping; and_masks / or_masks).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +28,7 @@
 
 #include "ember/core/macros.h"
 #include "ember/core/tensor.h"
+#include "ember/nn/attention/flex_mods.h"
 #include "ember/nn/attention/flex_score.h"
 #include "ember/nn/attention/flex_tiles.h"
 
