@@ -8,7 +8,8 @@
 // Backward recomputes each tile's modified scores and P as the SDPA kernel does, forms
 // dL/d(modified score) = P∘(dP − rowsum(dO∘O)), and lets score_mod's ScoreDual pass turn it into
 // dL/d(scaled score) while it adds the gradients of captured tables into per-worker float64
-// buffers (summed at the end under a lock: tables are small next to [L, S]).
+// buffers (summed at the end under a lock), or, for tables too large to copy per worker, into
+// one buffer by atomic adds.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -75,6 +76,16 @@ int64_t max_run_keys(const FlexParams& p) {
   return std::max(p.block_kv, kMaxRunKeys / p.block_kv * p.block_kv);
 }
 
+/// Elements of one score tile buffer: no larger than the problem needs (short sequences with the
+/// default 128-blocks).
+size_t tile_elems(const FlexParams& p) {
+  return static_cast<size_t>(std::min(p.block_q, p.base.L) * std::min(max_run_keys(p), p.base.S));
+}
+
+/// Per-worker copies of the captured tables' gradients cost threads × table size: beyond this
+/// many bytes in all, the workers add into one shared buffer with atomic adds instead.
+constexpr size_t kMaxPrivateGradBytes = size_t{64} << 20;
+
 /// The key runs one query block reads: its full blocks (merged where adjacent), then its
 /// partial ones.
 void runs_of(const FlexParams& p, int64_t b, int64_t h, int64_t qb, std::vector<KeyRun>& out) {
@@ -121,7 +132,7 @@ void forward_typed(const FlexParams& fp) {
   const A scale = static_cast<A>(p.scale), inf = std::numeric_limits<A>::infinity();
   std::atomic<bool> ok{true};
   parallel_for(0, p.batch * p.heads * fp.q_blocks, 1, [&](int64_t begin, int64_t end) {
-    std::vector<A> scores(static_cast<size_t>(BQ * max_run_keys(fp)));
+    std::vector<A> scores(tile_elems(fp));
     std::vector<A> acc(static_cast<size_t>(BQ * Ev)), row_mx(BQ), row_sum(BQ);
     std::vector<A> qbuf, kbuf, vbuf, obuf(static_cast<size_t>(Ev));
     std::vector<KeyRun> runs;
@@ -141,8 +152,8 @@ void forward_typed(const FlexParams& fp) {
                   n))
           ok = false;
         const FlexTile<A> tile{scores.data(), n, b, h, q0, m, k0, n};
+        if (partial) apply_mask_mod(fp, tile);  // first, so score_mod skips masked positions
         apply_score_mod(fp, tile);
-        if (partial) apply_mask_mod(fp, tile);
         online_softmax_rows(scores.data(), m, n, row_mx.data(), row_sum.data(), acc.data(), Ev);
         if (!gemm(false, false, m, Ev, n, A(1), scores.data(), n, vt.data, vt.ld, A(1), acc.data(),
                   Ev))
@@ -175,21 +186,30 @@ void backward_typed(const FlexBackwardParams& bp) {
   const bool modded = has_score_mod(fp);
   std::atomic<bool> ok{true};
   std::mutex sum_lock;
+  size_t table_bytes = 0;
+  for (int i = 0; i < bp.captured; ++i) table_bytes += static_cast<size_t>(bp.numel[i]) * 8;
+  const bool shared_grads =
+      table_bytes * static_cast<size_t>(std::max(1, get_num_threads())) > kMaxPrivateGradBytes;
   parallel_for(0, p.batch * p.kv_heads, 1, [&](int64_t begin, int64_t end) {
-    std::vector<A> pt(static_cast<size_t>(BQ * max_run_keys(fp))), dpt(pt.size());
+    std::vector<A> pt(tile_elems(fp)), dpt(pt.size());
     std::vector<A> raw(modded ? pt.size() : 0);
     std::vector<A> dq_acc(static_cast<size_t>(BQ * E)), row_d(BQ);
     std::vector<A> dk_acc(static_cast<size_t>(S * E)), dv_acc(static_cast<size_t>(S * Ev));
     std::vector<A> qbuf, dobuf, obuf, kbuf, vbuf;
     std::vector<KeyRun> runs;
-    // This worker's share of the captured tables' gradients.
-    std::vector<std::vector<double>> table_grads(static_cast<size_t>(bp.captured));
+    // This worker's share of the captured tables' gradients (or, when large, the shared one).
+    std::vector<std::vector<double>> table_grads(shared_grads ? 0
+                                                              : static_cast<size_t>(bp.captured));
     std::vector<double*> grad_ptrs(static_cast<size_t>(bp.captured));
     for (int i = 0; i < bp.captured; ++i) {
+      if (shared_grads) {
+        grad_ptrs[i] = bp.grads[i];
+        continue;
+      }
       table_grads[i].assign(static_cast<size_t>(bp.numel[i]), 0.0);
       grad_ptrs[i] = table_grads[i].data();
     }
-    FlexGradSink sink{bp.tables, grad_ptrs.data(), bp.captured, 0};
+    FlexGradSink sink{bp.tables, grad_ptrs.data(), bp.captured, 0, shared_grads};
     for (int64_t item = begin; item < end; ++item) {
       const int64_t b = item / p.kv_heads, g = item % p.kv_heads;
       std::fill(dk_acc.begin(), dk_acc.end(), A(0));
@@ -215,8 +235,8 @@ void backward_typed(const FlexBackwardParams& bp) {
                 gemm(false, true, m, n, E, scale, qt.data, qt.ld, kt.data, kt.ld, A(0), scores, n);
             if (modded) std::copy(raw.begin(), raw.begin() + m * n, pt.begin());
             const FlexTile<A> tile{pt.data(), n, b, h, q0, m, k0, n};
-            apply_score_mod(fp, tile);
             if (partial) apply_mask_mod(fp, tile);
+            apply_score_mod(fp, tile);
             for (int64_t r = 0; r < m; ++r) exp_shifted(pt.data() + r * n, n, lse[bh * L + q0 + r]);
             ok_tile = ok_tile && gemm(true, false, n, Ev, m, A(1), pt.data(), n, dot.data, dot.ld,
                                       A(1), dv_acc.data() + k0 * Ev, Ev);
@@ -243,7 +263,7 @@ void backward_typed(const FlexBackwardParams& bp) {
       }
     }
     std::lock_guard<std::mutex> hold(sum_lock);
-    for (int i = 0; i < bp.captured; ++i)
+    for (size_t i = 0; i < table_grads.size(); ++i)
       for (int64_t j = 0; j < bp.numel[i]; ++j) bp.grads[i][j] += table_grads[i][j];
     *bp.errors |= sink.errors;
   });
@@ -251,6 +271,7 @@ void backward_typed(const FlexBackwardParams& bp) {
 }
 
 void cpu_flex_fused(ScalarType dtype, const FlexParams& p) {
+  if (p.base.heads == 0 || p.base.kv_heads == 0) return;  // nothing to compute
   cpu::sync_omp_threads();
   switch (dtype) {
     case kDouble:
@@ -265,6 +286,7 @@ void cpu_flex_fused(ScalarType dtype, const FlexParams& p) {
 }
 
 void cpu_flex_fused_backward(ScalarType dtype, const FlexBackwardParams& p) {
+  if (p.fwd.base.heads == 0 || p.fwd.base.kv_heads == 0) return;  // nothing to compute
   cpu::sync_omp_threads();
   switch (dtype) {
     case kDouble:

@@ -23,6 +23,46 @@ using ember::detail::empty_in_layout_of;
 using ember::detail::sdpa_accumulation_dtype;
 using ember::detail::strides_of;
 
+/// The BlockMask's public fields are the kernel's input: sizes, dtype, layout, device and every
+/// block index are checked, so an edited or hand-made mask gets an error, not a wild read.
+void check_block_mask(const BlockMask& m) {
+  const auto [bq, bk] = m.BLOCK_SIZE;
+  const auto [L, S] = m.seq_lengths;
+  EMBER_CHECK(bq >= 1 && bk >= 1,
+              "flex_attention: BlockMask BLOCK_SIZE must be positive, got ({}, {})", bq, bk);
+  EMBER_CHECK(m.mods().mask_f && m.mods().mask_d,
+              "flex_attention: the BlockMask has no mask_mod (make it with create_block_mask)");
+  const int64_t qb = (L + bq - 1) / bq, kb = (S + bk - 1) / bk;
+  const Tensor* tables[] = {&m.kv_num_blocks, &m.kv_indices, &m.full_kv_num_blocks,
+                            &m.full_kv_indices};
+  for (int i = 0; i < 4; ++i) {
+    const Tensor& t = *tables[i];
+    const bool counts = i % 2 == 0;
+    EMBER_CHECK(t.defined() && t.scalar_type() == kInt && t.is_contiguous() &&
+                    t.device().is_cpu() && t.dim() == (counts ? 3 : 4) && t.size(2) == qb &&
+                    (counts || t.size(3) == kb) && t.size(0) == m.kv_num_blocks.size(0) &&
+                    t.size(1) == m.kv_num_blocks.size(1),
+                "flex_attention: BlockMask tables must be contiguous int32 CPU tensors [B, H, {}] "
+                "and [B, H, {}, {}] for Q_LEN={} KV_LEN={} and BLOCK_SIZE=({}, {}); got {}",
+                qb, qb, kb, L, S, bq, bk,
+                t.defined() ? fmt::format("{} {}", to_string(t.scalar_type()), t.sizes())
+                            : std::string("an undefined tensor"));
+  }
+  const int32_t* num[] = {m.kv_num_blocks.data_ptr<int32_t>(),
+                          m.full_kv_num_blocks.data_ptr<int32_t>()};
+  const int32_t* idx[] = {m.kv_indices.data_ptr<int32_t>(), m.full_kv_indices.data_ptr<int32_t>()};
+  const int64_t rows = m.kv_num_blocks.numel();
+  for (int t = 0; t < 2; ++t)
+    for (int64_t r = 0; r < rows; ++r) {
+      EMBER_CHECK(num[t][r] >= 0 && num[t][r] <= kb,
+                  "flex_attention: a BlockMask block count {} is outside [0, {}]", num[t][r], kb);
+      for (int32_t j = 0; j < num[t][r]; ++j)
+        EMBER_CHECK(idx[t][r * kb + j] >= 0 && idx[t][r * kb + j] < kb,
+                    "flex_attention: a BlockMask block index {} is outside [0, {})",
+                    idx[t][r * kb + j], kb);
+    }
+}
+
 void check_operands(const Tensor& q, const Tensor& k, const Tensor& v, const BlockMask* mask,
                     bool enable_gqa) {
   EMBER_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4,
@@ -65,6 +105,7 @@ void check_operands(const Tensor& q, const Tensor& k, const Tensor& v, const Blo
               "flex_attention: the BlockMask was made for Q_LEN={} KV_LEN={}, but query has "
               "length {} and key {}",
               mask->seq_lengths.first, mask->seq_lengths.second, q.size(2), k.size(2));
+  check_block_mask(*mask);
   const int64_t mb = mask->kv_num_blocks.size(0), mh = mask->kv_num_blocks.size(1);
   EMBER_CHECK((mb == 1 || mb == q.size(0)) && (mh == 1 || mh == hq),
               "flex_attention: a BlockMask of batch {} and heads {} does not broadcast to batch {} "
@@ -85,10 +126,11 @@ std::vector<std::shared_ptr<CapturedState>> find_tables(const FlexMods& mods, in
         for (int64_t kv : {int64_t{0}, S - 1}) mods.probe(fn, b, h, q, kv, found);
   std::vector<std::shared_ptr<CapturedState>> tables;
   for (const CapturedState* t : found) {
-    // The probe holds raw pointers; the callable (kept alive by mods) holds the Captured handles.
-    auto* st = const_cast<CapturedState*>(t);
+    // The probe returns raw pointers; each state is owned by its Captured handles (a score_mod
+    // capturing by reference may not keep them), so backward holds the states themselves.
+    auto st = std::const_pointer_cast<CapturedState>(t->shared_from_this());
     st->prepare(st->tensor);
-    tables.push_back(std::shared_ptr<CapturedState>(mods.score_mod, st));
+    tables.push_back(std::move(st));
   }
   return tables;
 }

@@ -226,10 +226,53 @@ TEST(FlexAttention, ExamplesMatchTheCompositionInFloat32) {
   for (const Example& ex : examples()) check_example(ex, kFloat32, 2e-4, 2e-5);
 }
 
-TEST(FlexAttention, ExamplesInBfloat16AccumulateInFloat) {
-  // bf16 inputs round each operand to 8 bits of mantissa; the check is that nothing worse
-  // happens (float accumulation), not bf16 equality.
+TEST(FlexAttention, ExamplesIn16BitAccumulateInFloat) {
+  // 16-bit inputs round each operand (bf16 to 8 bits of mantissa, fp16 to 11); the check is that
+  // nothing worse happens (float accumulation), not 16-bit equality.
   for (const Example& ex : examples()) check_example(ex, kBFloat16, 5e-2, 5e-2);
+  for (const Example& ex : examples()) check_example(ex, kHalf, 1e-2, 1e-2);
+}
+
+TEST(FlexAttention, StridedOperandsPerHeadMaskAndGqaInBackward) {
+  // [B, L, H, E] operands seen through transposes, a mask that differs per query head, GQA, two
+  // tables in one score_mod, and one element read twice (its terms merge).
+  manual_seed(8);
+  const int64_t B = 2, Hq = 4, Hk = 2, L = 37, S = 41, E = 6;
+  Tensor q0 = randn({B, L, Hq, E}, kFloat64), k0 = randn({B, S, Hk, E}, kFloat64);
+  Tensor v0 = randn({B, S, Hk, 3}, kFloat64), cot = randn({B, Hq, L, 3}, kFloat64);
+  Tensor gain0 = rand({Hq}, kFloat64) + 0.5, bias0 = randn({Hq, L + S - 1}, kFloat64);
+  auto per_head = [](int64_t b, int64_t h, int64_t qi, int64_t kv) {
+    return h % 2 == 0 ? qi >= kv : (kv + b + h) % 3 != 0;
+  };
+  BlockMask m = create_block_mask(per_head, B, Hq, L, S, kCPU, {16, 8});
+  Tensor keep = empty({B, Hq, L, S}, kBool);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < Hq; ++h)
+      keep.index_put_({b, h}, h % 2 == 0 ? q_grid(L, S) >= kv_grid(L, S)
+                                         : (kv_grid(L, S) + b + h).remainder(3) != 0);
+  Tensor gain = gain0.detach().requires_grad_(true), bias = bias0.detach().requires_grad_(true);
+  Tensor q = q0.detach().requires_grad_(true), k = k0.detach().requires_grad_(true);
+  Tensor v = v0.detach().requires_grad_(true);
+  Captured g_t(gain), b_t(bias);
+  auto mod = [=](auto score, int64_t, int64_t h, int64_t qi, int64_t kv) {
+    return score * g_t(h) * g_t(h) + b_t(h, qi - kv + S - 1);
+  };
+  Tensor out = flex_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), mod, m,
+                              std::nullopt, true);
+  autograd::variable_list g = autograd::grad({(out * cot).sum()}, {q, k, v, gain, bias});
+  Tensor qr = q0.detach().requires_grad_(true), kr = k0.detach().requires_grad_(true);
+  Tensor vr = v0.detach().requires_grad_(true);
+  Tensor gr = gain0.detach().requires_grad_(true), br = bias0.detach().requires_grad_(true);
+  Tensor idx = (q_grid(L, S) - kv_grid(L, S) + (S - 1)).reshape({-1});
+  auto ref_mod = [&](const Tensor& sc) {
+    return sc * (gr * gr).view({1, Hq, 1, 1}) + br.index_select(1, idx).view({1, Hq, L, S});
+  };
+  Tensor want = reference(qr.transpose(1, 2), kr.transpose(1, 2), vr.transpose(1, 2), ref_mod, keep,
+                          1.0 / std::sqrt(double(E)));
+  autograd::variable_list w = autograd::grad({(want * cot).sum()}, {qr, kr, vr, gr, br});
+  expect_close(out, want, 1e-10, 1e-12, "output");
+  const char* names[] = {"dq", "dk", "dv", "d(gain)", "d(bias)"};
+  for (size_t i = 0; i < 5; ++i) expect_close(g[i], w[i], 1e-10, 1e-12, names[i]);
 }
 
 TEST(FlexAttention, NoModNoMaskEqualsSdpa) {
@@ -286,7 +329,9 @@ TEST(FlexAttention, ShippedHelpers) {
   EXPECT_THROW(document_mask(zeros({4})), Error);
   EXPECT_TRUE(noop_mask()(0, 0, 0, 9));
   EXPECT_FALSE(and_masks(causal_mask(), noop_mask())(0, 0, 1, 2));
-  EXPECT_TRUE(or_masks(causal_mask(), sliding_window_mask(0))(0, 0, 3, 3));
+  EXPECT_TRUE(or_masks(causal_mask(), sliding_window_mask(0))(0, 0, 3, 2));  // causal only
+  EXPECT_FALSE(and_masks(causal_mask(), sliding_window_mask(0))(0, 0, 3, 2));
+  EXPECT_FALSE(or_masks(causal_mask(), sliding_window_mask(0))(0, 0, 2, 3));
   EXPECT_NEAR(tanh_softcap(2.0)(10.0f, 0, 0, 0, 0), 2.0 * std::tanh(5.0), 1e-12);
 }
 
@@ -381,4 +426,39 @@ TEST(FlexAttention, ErrorsNameTheProblem) {
   };
   Tensor out = flex_attention(qg, k, v, sometimes);
   EXPECT_NE(error_of([&] { out.sum().backward(); }).find("unconditionally"), std::string::npos);
+  // More distinct elements in one score than a ScoreDual tracks.
+  Tensor wide = randn({8}).requires_grad_(true);
+  Captured w(wide);
+  auto many = [=](auto s, int64_t, int64_t, int64_t, int64_t) {
+    return s + w(0) + w(1) + w(2) + w(3) + w(4);
+  };
+  Tensor out2 = flex_attention(k, q, v, many);
+  EXPECT_NE(error_of([&] { out2.sum().backward(); }).find("more than 4"), std::string::npos);
+  // A BlockMask edited by hand is checked before the kernel reads it.
+  BlockMask bad = create_block_mask(causal_mask(), std::nullopt, std::nullopt, 8, 8, kCPU, 4);
+  bad.kv_indices.index_put_({0, 0, 1, 0}, 7);
+  EXPECT_NE(error_of([&] { flex_attention(q, k, v, nullptr, bad); }).find("block index 7"),
+            std::string::npos);
+  BlockMask resized = create_block_mask(causal_mask(), std::nullopt, std::nullopt, 8, 8, kCPU, 4);
+  resized.BLOCK_SIZE = {2, 4};
+  EXPECT_NE(error_of([&] { flex_attention(q, k, v, nullptr, resized); }).find("BlockMask tables"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { flex_attention(q, k, v, nullptr, BlockMask()); }).find("Q_LEN"),
+            std::string::npos);
+}
+
+TEST(FlexAttention, ExceptionsFromCallablesReachTheCaller) {
+  // A mask_mod that throws inside the (multi-threaded) block classification and a score_mod
+  // that throws inside the kernel: the caller gets the exception, the process lives on.
+  auto throwing_mask = [](int64_t, int64_t, int64_t qi, int64_t) -> bool {
+    if (qi == 300) throw Error("mask_mod failed");
+    return true;
+  };
+  EXPECT_THROW(create_block_mask(throwing_mask, 4, 4, 512, 512, kCPU, 16), Error);
+  Tensor q = randn({2, 4, 300, 8});
+  auto throwing_mod = [](auto s, int64_t, int64_t h, int64_t qi, int64_t) {
+    if (h == 2 && qi == 150) throw Error("score_mod failed");  // not where the probe looks
+    return s;
+  };
+  EXPECT_THROW(flex_attention(q, q, q, throwing_mod), Error);
 }

@@ -11,16 +11,21 @@
 // gradient and the gradients of captured tensors (bias above) come out of one pass with no graph.
 //
 // Rules that follow from that (each misuse is reported, not silently wrong, where it can be):
-// - take the score as `auto` (a `float` parameter cannot carry derivatives: backward throws);
+// - take the score as `auto` (a `float` parameter cannot carry derivatives: flex_attention throws
+//   when it would record a gradient; such a score_mod also reads its tables' values as they were
+//   when the Captured was made, as flex_attention cannot find them to refresh them);
 // - read tensors through `Captured`, capture it by value (`[=]`: backward runs after the call);
 // - keep reads in expressions: `float x = bias(h, 0)` drops its gradient (the conversion is
 //   explicit for that reason);
 // - call math functions unqualified (`tanh(score / cap)`), so both types find their overload;
 //   `ember::nn::attention::tanh` works too, `std::tanh` only on plain numbers;
 // - read every captured tensor unconditionally: flex_attention finds them by calling score_mod
-//   at a few positions, and backward throws if a read shows up that it did not find.
+//   at a few positions, and backward throws if a read shows up that it did not find;
+// - one Captured serves one flex_attention call (with its backward) at a time: calls refresh the
+//   table's values in place, so threads running at once need Captured objects of their own.
 #pragma once
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -35,7 +40,7 @@ namespace detail {
 
 /// A captured tensor as kernels read it: a contiguous float or double copy (or the tensor itself
 /// when it already is one), refreshed by each flex_attention call that reads it.
-struct EMBER_API CapturedState {
+struct EMBER_API CapturedState : std::enable_shared_from_this<CapturedState> {
   static constexpr int kMaxDim = 8;
   Tensor tensor;    // what the user captured (its gradient is what backward produces)
   Tensor prepared;  // contiguous float32 or float64 values of `tensor`
@@ -44,8 +49,8 @@ struct EMBER_API CapturedState {
   int64_t dim = 0;
   int64_t sizes[kMaxDim] = {};
   int64_t strides[kMaxDim] = {};
-  /// Set by a read outside the table (kernels must not throw; the caller checks after).
-  mutable bool out_of_range = false;
+  /// Set by a read outside the table, from any worker thread (the caller checks after).
+  mutable std::atomic<bool> out_of_range{false};
 
   /// Points f/d at the current values of `tensor` (or of `values`, a saved copy, in backward).
   void prepare(const Tensor& values);
@@ -108,11 +113,18 @@ struct ScoreDual {
     for (int i = 0; i < terms; ++i) term[i].coef *= f;
     return *this;
   }
-  /// Adds f times o's derivatives to this one's.
+  /// Adds f times o's derivatives to this one's (a second read of one element adds to its term).
   ScoreDual& add_derivatives(const ScoreDual& o, double f) {
     d_score += f * o.d_score;
     overflow = overflow || o.overflow;
     for (int i = 0; i < o.terms; ++i) {
+      bool merged = false;
+      for (int j = 0; j < terms && !merged; ++j)
+        if (term[j].table == o.term[i].table && term[j].index == o.term[i].index) {
+          term[j].coef += o.term[i].coef * f;
+          merged = true;
+        }
+      if (merged) continue;
       if (terms == kMaxTerms) {
         overflow = true;
         break;
@@ -236,7 +248,7 @@ auto sigmoid(S s) {
 /// A tensor a score_mod reads, with gradient when the tensor requires grad (the element read is
 /// tracked through ScoreDual in backward). Floating dtypes; any shape up to 8 dims. A handle:
 /// copies share the table. `table(i, j)` reads element [i][j]; a read outside the sizes makes
-/// the call throw.
+/// flex_attention throw (for the tables it found: see the rules above).
 class EMBER_API Captured {
  public:
   explicit Captured(Tensor table);
@@ -249,12 +261,12 @@ class EMBER_API Captured {
     // Out of range: flagged, read as 0 with no gradient (index -1), the table still named so
     // that flex_attention's probe finds it.
     if (static_cast<int64_t>(sizeof...(I)) != st.dim) {
-      st.out_of_range = true;
+      st.out_of_range.store(true, std::memory_order_relaxed);
       return {0, &st, -1, 0};
     }
     for (size_t i = 0; i < sizeof...(I); ++i) {
       if (at[i] < 0 || at[i] >= st.sizes[i]) {
-        st.out_of_range = true;
+        st.out_of_range.store(true, std::memory_order_relaxed);
         return {0, &st, -1, 0};
       }
       offset += at[i] * st.strides[i];

@@ -23,14 +23,16 @@ struct FlexTile {
   int64_t b, h, q0, m, k0, n;
 };
 
-/// Where backward's score_mod calls leave the gradients of captured elements: per worker, one
-/// float64 buffer per table flex_attention found (tables[i] ↔ grads[i]). `errors` gathers
-/// kFlexErr* bits.
+/// Where backward's score_mod calls leave the gradients of captured elements: one float64 buffer
+/// per table flex_attention found (tables[i] ↔ grads[i]), the worker's own, or with `atomic`
+/// one shared by every worker (tables too large to copy per thread). `errors` gathers kFlexErr*
+/// bits.
 struct FlexGradSink {
   const CapturedState* const* tables = nullptr;
   double* const* grads = nullptr;
   int count = 0;
   int errors = 0;
+  bool atomic = false;
 };
 
 constexpr int kFlexErrUnknownTable = 1;  // a read of a table the probe did not find
@@ -60,21 +62,38 @@ double flex_value(const R& r) {
   return static_cast<double>(r);
 }
 
+/// score_mod over a tile whose masked positions already hold -inf (the kernel masks first):
+/// those are left alone, as their weight is 0 whatever score_mod says, so a score_mod is never
+/// asked about positions the mask excludes (a table sized to a window is not read out of it).
 template <class F, class A>
 void score_tile(const void* fn, const FlexTile<A>& t) {
   const F& mod = *static_cast<const F*>(fn);
+  const A masked = -std::numeric_limits<A>::infinity();
   for (int64_t r = 0; r < t.m; ++r) {
     A* s = t.s + r * t.ld;
     for (int64_t j = 0; j < t.n; ++j)
-      s[j] = static_cast<A>(flex_value(mod(s[j], t.b, t.h, t.q0 + r, t.k0 + j)));
+      if (s[j] != masked)
+        s[j] = static_cast<A>(flex_value(mod(s[j], t.b, t.h, t.q0 + r, t.k0 + j)));
   }
+}
+
+inline void atomic_add(double* p, double v) {
+  double old, next;
+  __atomic_load(p, &old, __ATOMIC_RELAXED);
+  do {
+    next = old + v;
+  } while (!__atomic_compare_exchange(p, &old, &next, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 }
 
 inline void sink_add(FlexGradSink& sink, const ScoreDual::Term& term, double g) {
   if (term.index < 0) return;  // an out-of-range read, already flagged
   for (int i = 0; i < sink.count; ++i)
     if (sink.tables[i] == term.table) {
-      sink.grads[i][term.index] += g * term.coef;
+      double* at = sink.grads[i] + term.index;
+      if (sink.atomic)
+        atomic_add(at, g * term.coef);
+      else
+        *at += g * term.coef;
       return;
     }
   sink.errors |= kFlexErrUnknownTable;
