@@ -1,5 +1,7 @@
 #include "report.h"
 
+#include "cli.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,18 +13,6 @@
 namespace trainer {
 
 namespace {
-
-void write_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << text;
-    f.flush();
-    if (!f) throw std::runtime_error("cannot write " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw std::runtime_error("cannot rename " + tmp + " to " + path);
-}
 
 std::string number_text(double v, int digits = 6) {
   char buf[64];
@@ -94,7 +84,7 @@ void write_metrics_csv(const std::string& path, const std::vector<EpochMetrics>&
     csv << r.epoch << ',' << number_text(r.train_loss, 9) << ',' << number_text(r.test_loss, 9)
         << ',' << number_text(r.test_accuracy, 9) << ',' << number_text(r.lr, 9) << ','
         << number_text(r.seconds, 6) << '\n';
-  write_atomically(path, csv.str());
+  write_file_atomically(path, csv.str());
 }
 
 std::vector<EpochMetrics> read_metrics_csv(const std::string& path) {
@@ -126,7 +116,7 @@ void write_curves_svg(const std::string& path, const std::vector<EpochMetrics>& 
           {{"test", "#2ca02c", [](const EpochMetrics& r) { return r.test_accuracy; }}});
   }
   svg << "</svg>\n";
-  write_atomically(path, svg.str());
+  write_file_atomically(path, svg.str());
 }
 
 }  // namespace trainer

@@ -1,5 +1,7 @@
 #include "corpus.h"
 
+#include "cli.h"
+
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -11,16 +13,13 @@
 
 namespace char_lm {
 
+using trainer::is_file;
+
 namespace {
 
 bool is_dir(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-bool is_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
 std::string read_file(const std::string& path) {

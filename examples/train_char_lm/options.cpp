@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include "cli.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <functional>
@@ -7,38 +9,9 @@
 
 namespace char_lm {
 
-namespace {
-
-int64_t parse_int(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
-  errno = 0;
-  char* end = nullptr;
-  const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno == ERANGE || v < min || v > max)
-    throw UsageError(flag + " expects an integer in [" + std::to_string(min) + ", " +
-                     std::to_string(max) + "], got '" + text + "'");
-  return v;
-}
-
-double parse_positive(const std::string& flag, const std::string& text) {
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || errno == ERANGE || !(v > 0) || v > 1e6)
-    throw UsageError(flag + " expects a positive number, got '" + text + "'");
-  return v;
-}
-
-std::string parse_choice(const std::string& flag, const std::string& text,
-                         const std::vector<std::string>& choices) {
-  std::string list;
-  for (const auto& c : choices) {
-    if (c == text) return text;
-    list += (list.empty() ? "" : "|") + c;
-  }
-  throw UsageError(flag + " expects one of " + list + ", got '" + text + "'");
-}
-
-}  // namespace
+using trainer::parse_choice;
+using trainer::parse_int;
+using trainer::parse_positive;
 
 std::string Options::run_config() const {
   return "model=" + model + " epochs=" + std::to_string(epochs) +

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cli.h"
+
 namespace char_lm {
 
 struct Options {
@@ -36,10 +38,8 @@ struct Options {
   std::string run_config() const;
 };
 
-/// A command line the trainer cannot run with; what() says which flag and why.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+/// A command line the trainer cannot run with (shared with the Fashion-MNIST trainer).
+using UsageError = trainer::UsageError;
 
 /// Parses argv (without argv[0]): `--flag value` or `--flag=value`; UsageError on an unknown
 /// flag, a missing or malformed value, or a choice outside its set.

@@ -1,7 +1,5 @@
 #include "training.h"
 
-#include <sys/stat.h>
-
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli.h"
 #include "corpus.h"
 #include "ember/ember.h"
 #include "model.h"
@@ -20,36 +19,13 @@ namespace char_lm {
 
 namespace F = ember::nn::functional;
 using trainer::EpochMetrics;
+using trainer::is_file;
+using trainer::make_dir;
+using trainer::seconds_since;
 
 namespace {
 
 const double kLn2 = std::log(2.0);
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-bool file_exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-void make_dir(const std::string& path) {
-  if (::mkdir(path.c_str(), 0777) != 0 && errno != EEXIST)
-    throw ember::Error("--out " + path + ": cannot create the folder");
-}
-
-void write_text_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << text;
-    f.flush();
-    if (!f) throw ember::Error("cannot write " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw ember::Error("cannot rename " + tmp + " to " + path);
-}
 
 /// `count` windows of T + 1 characters of `ids` starting at `starts` [B]: inputs and targets
 /// [B, T] (targets are the inputs shifted by one).
@@ -149,7 +125,7 @@ int train(const Options& o) {
   const std::string checkpoint = o.out.empty() ? "" : o.out + "/checkpoint.safetensors";
   if (!o.out.empty()) make_dir(o.out);
   if (o.resume) {
-    if (!file_exists(checkpoint)) throw ember::Error("--resume: no checkpoint at " + checkpoint);
+    if (!is_file(checkpoint)) throw ember::Error("--resume: no checkpoint at " + checkpoint);
     ember::serialize::InputArchive in, part;
     in.load_from(checkpoint);
     ember::IValue config, vocab, epoch;
@@ -230,7 +206,7 @@ int train(const Options& o) {
     ember::manual_seed(o.seed + 7);
     const std::string text = sample(model, corpus, o.prompt, o.sample_chars, o.temperature);
     std::printf("sample (temperature %g):\n%s\n", o.temperature, text.c_str());
-    if (!o.out.empty()) write_text_atomically(o.out + "/sample.txt", text + "\n");
+    if (!o.out.empty()) trainer::write_file_atomically(o.out + "/sample.txt", text + "\n");
   }
   if (!o.out.empty())
     std::printf("wrote checkpoint.safetensors, metrics.csv, curves.svg%s to %s\n",

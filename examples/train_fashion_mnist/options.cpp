@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include "cli.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -7,42 +9,6 @@
 #include <map>
 
 namespace trainer {
-
-namespace {
-
-std::string choice_list(const std::vector<std::string>& choices) {
-  std::string s;
-  for (const auto& c : choices) s += (s.empty() ? "" : "|") + c;
-  return s;
-}
-
-int64_t parse_int(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
-  errno = 0;
-  char* end = nullptr;
-  const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno == ERANGE || v < min || v > max)
-    throw UsageError(flag + " expects an integer in [" + std::to_string(min) + ", " +
-                     std::to_string(max) + "], got '" + text + "'");
-  return v;
-}
-
-double parse_positive(const std::string& flag, const std::string& text) {
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || errno == ERANGE || !(v > 0) || v > 1e6)
-    throw UsageError(flag + " expects a positive number, got '" + text + "'");
-  return v;
-}
-
-std::string parse_choice(const std::string& flag, const std::string& text,
-                         const std::vector<std::string>& choices) {
-  for (const auto& c : choices)
-    if (c == text) return text;
-  throw UsageError(flag + " expects one of " + choice_list(choices) + ", got '" + text + "'");
-}
-
-}  // namespace
 
 Options parse_options(const std::vector<std::string>& args) {
   Options o;

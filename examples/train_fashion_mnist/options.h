@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cli.h"  // UsageError
+
 namespace trainer {
 
 struct Options {
@@ -30,11 +32,6 @@ struct Options {
   /// The flags that shape the run's numbers, as one line: a checkpoint records it, and --resume
   /// refuses a checkpoint of another run.
   std::string run_config() const;
-};
-
-/// A command line the trainer cannot run with; what() says which flag and why.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
 };
 
 /// Parses argv (without argv[0]). `--flag value` and `--flag=value` both work; UsageError on an

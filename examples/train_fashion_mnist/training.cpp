@@ -1,12 +1,11 @@
 #include "training.h"
 
-#include <sys/stat.h>
-
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
 
+#include "cli.h"
 #include "ember/ember.h"
 #include "model.h"
 #include "progress.h"
@@ -21,10 +20,6 @@ namespace {
 
 // Fashion-MNIST's mean and standard deviation over the training pixels.
 constexpr double kMean = 0.2860, kStd = 0.3530;
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 std::unique_ptr<ember::optim::Optimizer> make_optimizer(const Options& o,
                                                         const std::vector<Tensor>& params) {
@@ -74,16 +69,6 @@ Evaluation evaluate(ember::nn::Sequential& model, const Tensor& images, const Te
   }
   model->train();
   return {loss_sum / static_cast<double>(n), 100.0 * static_cast<double>(correct) / n};
-}
-
-bool is_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-void make_dir(const std::string& path) {
-  if (::mkdir(path.c_str(), 0777) != 0 && errno != EEXIST)
-    throw ember::Error("--out " + path + ": cannot create the folder");
 }
 
 }  // namespace

@@ -224,30 +224,13 @@ void backward_typed(const SdpaBackwardParams& bp) {
 
 void cpu_sdpa_fused(ScalarType dtype, const SdpaParams& p) {
   cpu::sync_omp_threads();
-  switch (dtype) {
-    case kDouble:
-      return forward_typed<double, double>(p);
-    case kBFloat16:
-      return forward_typed<BFloat16, float>(p);
-    case kHalf:
-      return forward_typed<Half, float>(p);
-    default:
-      return forward_typed<float, float>(p);
-  }
+  visit_attention_dtype(dtype, [&](auto t, auto a) { forward_typed<decltype(t), decltype(a)>(p); });
 }
 
 void cpu_sdpa_fused_backward(ScalarType dtype, const SdpaBackwardParams& p) {
   cpu::sync_omp_threads();
-  switch (dtype) {
-    case kDouble:
-      return backward_typed<double, double>(p);
-    case kBFloat16:
-      return backward_typed<BFloat16, float>(p);
-    case kHalf:
-      return backward_typed<Half, float>(p);
-    default:
-      return backward_typed<float, float>(p);
-  }
+  visit_attention_dtype(dtype,
+                        [&](auto t, auto a) { backward_typed<decltype(t), decltype(a)>(p); });
 }
 
 }  // namespace

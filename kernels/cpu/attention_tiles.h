@@ -12,6 +12,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "ember/core/half.h"
+#include "ember/core/scalar_type.h"
 #include "kernels/cpu/gemm_cpu.h"
 #include "kernels/cpu/vec_math.h"
 
@@ -185,6 +187,22 @@ inline void finish_rows(int64_t m, int64_t Ev, const A* acc, const A* row_mx, co
     for (int64_t j = 0; j < Ev; ++j) obuf[j] = acc[r * Ev + j] * inv;
     store_rows(obuf, Ev, out_row(r));
     lse[r] = l > A(0) ? row_mx[r] + std::log(l) : l == A(0) ? inf : l;
+  }
+}
+
+/// Calls f(T{}, A{}) for the fused kernels' dtypes: the element type T of `dtype` and the type A
+/// it accumulates in (double for double, else float).
+template <class F>
+void visit_attention_dtype(ScalarType dtype, F&& f) {
+  switch (dtype) {
+    case kDouble:
+      return f(double{}, double{});
+    case kBFloat16:
+      return f(BFloat16{}, float{});
+    case kHalf:
+      return f(Half{}, float{});
+    default:
+      return f(float{}, float{});
   }
 }
 

@@ -273,31 +273,14 @@ void backward_typed(const FlexBackwardParams& bp) {
 void cpu_flex_fused(ScalarType dtype, const FlexParams& p) {
   if (p.base.heads == 0 || p.base.kv_heads == 0) return;  // nothing to compute
   cpu::sync_omp_threads();
-  switch (dtype) {
-    case kDouble:
-      return forward_typed<double, double>(p);
-    case kBFloat16:
-      return forward_typed<BFloat16, float>(p);
-    case kHalf:
-      return forward_typed<Half, float>(p);
-    default:
-      return forward_typed<float, float>(p);
-  }
+  visit_attention_dtype(dtype, [&](auto t, auto a) { forward_typed<decltype(t), decltype(a)>(p); });
 }
 
 void cpu_flex_fused_backward(ScalarType dtype, const FlexBackwardParams& p) {
   if (p.fwd.base.heads == 0 || p.fwd.base.kv_heads == 0) return;  // nothing to compute
   cpu::sync_omp_threads();
-  switch (dtype) {
-    case kDouble:
-      return backward_typed<double, double>(p);
-    case kBFloat16:
-      return backward_typed<BFloat16, float>(p);
-    case kHalf:
-      return backward_typed<Half, float>(p);
-    default:
-      return backward_typed<float, float>(p);
-  }
+  visit_attention_dtype(dtype,
+                        [&](auto t, auto a) { backward_typed<decltype(t), decltype(a)>(p); });
 }
 
 }  // namespace

@@ -152,19 +152,7 @@ Prepared prepare(const Tensor& query, const Tensor& key, const Tensor& value, co
                  const BlockMask* mask, double scale) {
   Prepared f{as_4d(query), as_4d(key), as_4d(value), {}};
   SdpaParams& p = f.p.base;
-  p.batch = f.q.size(0);
-  p.heads = f.q.size(1);
-  p.kv_heads = f.k.size(1);
-  p.L = f.q.size(2);
-  p.S = f.k.size(2);
-  p.E = f.q.size(3);
-  p.Ev = f.v.size(3);
-  p.q = f.q.data_ptr();
-  p.k = f.k.data_ptr();
-  p.v = f.v.data_ptr();
-  p.q_st = strides_of(f.q);
-  p.k_st = strides_of(f.k);
-  p.v_st = strides_of(f.v);
+  ember::detail::set_operands(p, f.q, f.k, f.v);
   p.scale = scale;
   f.p.score = &score;
   if (mask) {

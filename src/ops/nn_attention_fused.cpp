@@ -52,6 +52,22 @@ Tensor empty_in_layout_of(const Tensor& like, int64_t cols) {
   return t.permute({back[0], back[1], back[2], back[3]});
 }
 
+void set_operands(SdpaParams& p, const Tensor& q4, const Tensor& k4, const Tensor& v4) {
+  p.batch = q4.size(0);
+  p.heads = q4.size(1);
+  p.kv_heads = k4.size(1);
+  p.L = q4.size(2);
+  p.S = k4.size(2);
+  p.E = q4.size(3);
+  p.Ev = v4.size(3);
+  p.q = q4.data_ptr();
+  p.k = k4.data_ptr();
+  p.v = v4.data_ptr();
+  p.q_st = strides_of(q4);
+  p.k_st = strides_of(k4);
+  p.v_st = strides_of(v4);
+}
+
 namespace {
 
 /// The fused kernels' view of the arguments: 4-D operands with dense rows and the mask as an
@@ -67,19 +83,7 @@ Fused prepare(const SdpaArgs& a) {
   f.k = as_4d(a.k);
   f.v = as_4d(a.v);
   SdpaParams& p = f.p;
-  p.batch = f.q.size(0);
-  p.heads = f.q.size(1);
-  p.kv_heads = f.k.size(1);
-  p.L = f.q.size(2);
-  p.S = f.k.size(2);
-  p.E = f.q.size(3);
-  p.Ev = f.v.size(3);
-  p.q = f.q.data_ptr();
-  p.k = f.k.data_ptr();
-  p.v = f.v.data_ptr();
-  p.q_st = strides_of(f.q);
-  p.k_st = strides_of(f.k);
-  p.v_st = strides_of(f.v);
+  set_operands(p, f.q, f.k, f.v);
   p.causal = a.causal;
   p.scale = a.scale;
   if (a.mask.defined()) {

@@ -48,6 +48,8 @@ ScalarType sdpa_accumulation_dtype(ScalarType t);
 Tensor as_4d(const Tensor& t);
 /// The kernels' strides of a 4-D operand.
 SdpaStrides strides_of(const Tensor& t4);
+/// Sizes, data pointers and strides of the 4-D operands (from as_4d) into the kernel params.
+void set_operands(SdpaParams& p, const Tensor& q4, const Tensor& k4, const Tensor& v4);
 /// A new [B, H, R, cols] tensor laid out in memory as `like`.
 Tensor empty_in_layout_of(const Tensor& like, int64_t cols);
 
