@@ -1,5 +1,5 @@
 // Trains a character-level language model (LSTM or Transformer) on English text: by default the
-// fortune cookies of Debian's `fortunes` package (/usr/share/games/fortunes, ~2.3 MB of quotes,
+// fortune cookies of Debian's `fortunes` package (/usr/share/games/fortunes, ~2.5 MB of quotes,
 // jokes and literature). Reports validation bits per character after each epoch and prints a
 // sample of generated text at the end.
 //
