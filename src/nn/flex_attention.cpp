@@ -227,14 +227,7 @@ Tensor flex_attention_impl(const Tensor& query, const Tensor& key, const Tensor&
         bp.fwd.base.out = const_cast<void*>(o.data_ptr());
         bp.fwd.base.out_st = strides_of(o);
         bp.fwd.base.lse = const_cast<void*>(lse.data_ptr());
-        bp.dout = dout.data_ptr();
-        bp.dout_st = strides_of(dout);
-        bp.dq = dq.data_ptr();
-        bp.dk = dk.data_ptr();
-        bp.dv = dv.data_ptr();
-        bp.dq_st = strides_of(dq);
-        bp.dk_st = strides_of(dk);
-        bp.dv_st = strides_of(dv);
+        ember::detail::set_gradients(bp, dout, dq, dk, dv);
         std::vector<Tensor> table_grads;
         std::vector<const CapturedState*> table_ptrs;
         std::vector<double*> grad_ptrs;

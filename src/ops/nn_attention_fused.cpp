@@ -167,14 +167,7 @@ Tensor sdpa_fused(const SdpaArgs& a) {
           bp.fwd.out = const_cast<void*>(o.data_ptr());
           bp.fwd.out_st = strides_of(o);
           bp.fwd.lse = const_cast<void*>(lse.data_ptr());
-          bp.dout = dout.data_ptr();
-          bp.dout_st = strides_of(dout);
-          bp.dq = dq.data_ptr();
-          bp.dk = dk.data_ptr();
-          bp.dv = dv.data_ptr();
-          bp.dq_st = strides_of(dq);
-          bp.dk_st = strides_of(dk);
-          bp.dv_st = strides_of(dv);
+          set_gradients(bp, dout, dq, dk, dv);
           const ScalarType dtype = b.q.scalar_type();
           get_kernel<OpId::sdpa_fused_backward>(b.q.device().type(), dtype)(dtype, bp);
           auto like = [](const Tensor& g4, const Tensor& input) {

@@ -50,6 +50,20 @@ Tensor as_4d(const Tensor& t);
 SdpaStrides strides_of(const Tensor& t4);
 /// Sizes, data pointers and strides of the 4-D operands (from as_4d) into the kernel params.
 void set_operands(SdpaParams& p, const Tensor& q4, const Tensor& k4, const Tensor& v4);
+/// Points a backward params struct (SdpaBackwardParams or FlexBackwardParams) at the output's
+/// gradient and the 4-D gradient buffers of q, k and v.
+template <class BackwardParams>
+void set_gradients(BackwardParams& bp, const Tensor& dout, const Tensor& dq, const Tensor& dk,
+                   const Tensor& dv) {
+  bp.dout = dout.data_ptr();
+  bp.dout_st = strides_of(dout);
+  bp.dq = dq.data_ptr();
+  bp.dk = dk.data_ptr();
+  bp.dv = dv.data_ptr();
+  bp.dq_st = strides_of(dq);
+  bp.dk_st = strides_of(dk);
+  bp.dv_st = strides_of(dv);
+}
 /// A new [B, H, R, cols] tensor laid out in memory as `like`.
 Tensor empty_in_layout_of(const Tensor& like, int64_t cols);
 

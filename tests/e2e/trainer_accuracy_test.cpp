@@ -9,8 +9,8 @@
 #include <string>
 
 #include "ember/core/tempfile.h"
-#include "examples/train_fashion_mnist/options.h"
 #include "examples/common/report.h"
+#include "examples/train_fashion_mnist/options.h"
 #include "examples/train_fashion_mnist/training.h"
 
 namespace {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "ember/core/tempfile.h"
-#include "examples/train_fashion_mnist/options.h"
 #include "examples/common/report.h"
+#include "examples/train_fashion_mnist/options.h"
 
 namespace trainer_cli_test {
 
