@@ -36,6 +36,10 @@ struct AutogradMeta final : AutogradMetaInterface {
   std::weak_ptr<Node> grad_accumulator_;  // leaves: shared by every op that uses the leaf
   std::unique_ptr<ViewInfo> view_;
   std::unique_ptr<TensorHooks> hooks_;
+  /// Set while this tensor is a module's slot standing in for another tensor (a parametrized
+  /// value, a functional_call argument; see tensor_binding.h): what backward formulas save instead
+  /// of this tensor, whose contents change when the slot is rebound or restored.
+  Tensor bound_to_;
   uint32_t output_nr_ = 0;
   bool requires_grad_ = false;
 };

@@ -55,6 +55,8 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
     output_nr_ = t.output_nr();
     if (const auto& fn = grad_fn_of(t)) weak_grad_fn_ = fn;
     data_ = t.detach();
+  } else if (const AutogradMeta* m = get_autograd_meta(t); m && m->bound_to_.defined()) {
+    data_ = m->bound_to_;  // a rebound slot: keep what it stands for now
   } else {
     data_ = t;
   }
