@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "ember/ember.h"
+#include "ember/nn/utils/parametrizations.h"
 #include "ember/nn/utils/parametrize.h"
 #include "ember/nn/utils/stateless.h"
 #include "tests/support/expect_error.h"
@@ -276,6 +277,48 @@ TEST(FunctionalCall, SavedSlotKeepsTheGivenTensorAfterRestore) {
   y.sum().backward();  // after the module got its own weight (3) back
   EXPECT_TRUE(same_values(x.grad(), ember::full({3}, 5.0)));
   EXPECT_TRUE(same_values(w.grad(), ember::ones({3})));
+}
+
+TEST(WeightNorm, KeysShapesValueAndGradients) {
+  ember::manual_seed(3);
+  nn::Linear lin(3, 2);
+  Tensor w0 = lin->weight.detach().clone();
+  nn::utils::parametrizations::weight_norm(*lin, "weight", 0);
+  EXPECT_EQ(keys_of(lin->state_dict()),
+            (std::vector<std::string>{"bias", "parametrizations.weight.original0",
+                                      "parametrizations.weight.original1"}));
+  auto list = parametrize::parametrization_list(*lin, "weight");
+  Tensor g = list->original(0);
+  Tensor v = list->original(1);
+  EXPECT_EQ(g.sizes().vec(), (std::vector<int64_t>{2, 1}));
+  EXPECT_TRUE(ember::allclose(g, (w0 * w0).sum(1, true).sqrt(), 1e-6, 1e-7));
+  EXPECT_TRUE(ember::allclose(lin->weight, w0, 1e-6, 1e-7));
+
+  {
+    NoGradGuard ng;
+    g.mul_(3.0);
+  }
+  Tensor x = ember::randn({4, 3});
+  Tensor y = lin(x);
+  y.pow(2).sum().backward();
+  Tensor g_ref = g.detach().clone().requires_grad_(true);
+  Tensor v_ref = v.detach().clone().requires_grad_(true);
+  Tensor w_ref = v_ref * (g_ref / (v_ref * v_ref).sum(1, true).sqrt());
+  Tensor ref = ember::nn::functional::linear(x, w_ref, lin->bias.detach());
+  ref.pow(2).sum().backward();
+  EXPECT_TRUE(ember::allclose(y, ref, 1e-5, 1e-6));
+  EXPECT_TRUE(ember::allclose(lin->weight, w0 * 3.0, 1e-5, 1e-6));
+  EXPECT_TRUE(ember::allclose(g.grad(), g_ref.grad(), 1e-4, 1e-6));
+  EXPECT_TRUE(ember::allclose(v.grad(), v_ref.grad(), 1e-4, 1e-6));
+
+  // dim = nullopt: one norm over the whole tensor.
+  nn::Linear whole(3, 2);
+  Tensor w1 = whole->weight.detach().clone();
+  nn::utils::parametrizations::weight_norm(*whole, "weight", std::nullopt);
+  Tensor g1 = parametrize::parametrization_list(*whole, "weight")->original(0);
+  EXPECT_EQ(g1.dim(), 0);
+  EXPECT_TRUE(ember::allclose(g1, (w1 * w1).sum().sqrt(), 1e-6, 1e-7));
+  EXPECT_TRUE(ember::allclose(whole->weight, w1, 1e-6, 1e-7));
 }
 
 }  // namespace parametrize_test
