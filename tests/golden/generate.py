@@ -65,6 +65,7 @@ from gen.nn_functional import gen_nn_functional
 from gen.nn_layer import gen_nn_layer
 from gen.nn_loss import gen_nn_loss
 from gen.nn_module import gen_nn_module
+from gen.nn_parametrize import gen_nn_parametrize
 from gen.nn_pad import gen_nn_pad
 from gen.nn_pool import gen_nn_pool
 from gen.nn_resample import gen_nn_resample
@@ -84,7 +85,7 @@ FAMILIES = {"unary": gen_unary, "binary": gen_binary, "reduction": gen_reduction
             "nn_conv": gen_nn_conv, "nn_pool": gen_nn_pool, "nn_batchnorm": gen_nn_batchnorm,
             "nn_pad": gen_nn_pad, "nn_resample": gen_nn_resample, "nn_rnn": gen_nn_rnn,
             "nn_attention": gen_nn_attention, "nn_transformer": gen_nn_transformer,
-            "nn_flex": gen_nn_flex}
+            "nn_flex": gen_nn_flex, "nn_parametrize": gen_nn_parametrize}
 MAX_BYTES = 2 * 1024 * 1024
 
 

@@ -321,4 +321,62 @@ TEST(WeightNorm, KeysShapesValueAndGradients) {
   EXPECT_TRUE(ember::allclose(whole->weight, w1, 1e-6, 1e-7));
 }
 
+// Registration runs Python's 15 warm-up steps plus the one of the registration check, and binding
+// the member does not advance the vectors again (Python computes nothing more until an access).
+TEST(SpectralNorm, RegistrationStepsAndSigma) {
+  ember::manual_seed(11);
+  nn::Linear lin(6, 4);
+  Tensor w = lin->weight.detach().clone();
+  ember::manual_seed(5);
+  nn::utils::parametrizations::spectral_norm(*lin, "weight");
+  auto sd = lin->state_dict();
+  EXPECT_EQ(keys_of(sd), (std::vector<std::string>{"bias", "parametrizations.weight.original",
+                                                   "parametrizations.weight.0._u",
+                                                   "parametrizations.weight.0._v"}));
+  ember::manual_seed(5);
+  auto normalize = [](const Tensor& x) { return x / x.norm(); };
+  Tensor u = normalize(ember::randn({4}));
+  Tensor v = normalize(ember::randn({6}));
+  for (int i = 0; i < 16; ++i) {
+    u = normalize(ember::mv(w, v));
+    v = normalize(ember::mv(w.t(), u));
+  }
+  EXPECT_TRUE(ember::allclose(sd["parametrizations.weight.0._u"], u, 1e-5, 1e-7));
+  EXPECT_TRUE(ember::allclose(sd["parametrizations.weight.0._v"], v, 1e-5, 1e-7));
+  // The member holds what Python's first `module.weight` access gives: one more step, taken on
+  // copies so the buffers stay at step 16.
+  Tensor u17 = normalize(ember::mv(w, v));
+  Tensor v17 = normalize(ember::mv(w.t(), u17));
+  EXPECT_TRUE(ember::allclose(lin->weight, w / ember::dot(u17, ember::mv(w, v17)), 1e-5, 1e-7));
+  EXPECT_FALSE(ember::allclose(u17, u, 1e-9, 0));  // the step is visible
+
+  // Eval calls leave the vectors alone; training calls converge to sigma = 1.
+  lin->eval();
+  Tensor x = ember::randn({2, 6});
+  lin(x);
+  EXPECT_TRUE(same_values(lin->state_dict()["parametrizations.weight.0._u"], u));
+  lin->train();
+  for (int i = 0; i < 50; ++i) lin(x);
+  Tensor sigma = ember::linalg::svdvals(lin->weight.detach()).max();
+  EXPECT_NEAR(sigma.item<double>(), 1.0, 1e-4);
+}
+
+TEST(SpectralNorm, VectorAndErrors) {
+  nn::Linear lin(3, 4);
+  Tensor b = lin->bias.detach().clone();
+  nn::utils::parametrizations::spectral_norm(*lin, "bias");
+  EXPECT_TRUE(ember::allclose(lin->bias, b / b.norm(), 1e-6, 1e-7));
+  EXPECT_EQ(lin->named_buffers().size(), 0u);  // no power iteration for a vector
+
+  nn::Linear other(3, 4);
+  expect_error<ValueError>([&] { nn::utils::parametrizations::spectral_norm(*other, "weight", 0); },
+                           {"spectral_norm", "n_power_iterations"});
+  expect_error<IndexError>(
+      [&] { nn::utils::parametrizations::spectral_norm(*other, "weight", 1, 1e-12, 2); },
+      {"spectral_norm", "out of range"});
+  expect_error<ValueError>([&] { nn::utils::parametrizations::spectral_norm(*other, "kernel"); },
+                           {"spectral_norm", "kernel"});
+  EXPECT_FALSE(parametrize::is_parametrized(*other));
+}
+
 }  // namespace parametrize_test

@@ -186,6 +186,16 @@ void ParametrizationListImpl::refresh() {
   autograd::bind_slot(slot_, forward());
 }
 
+void ParametrizationListImpl::refresh_keeping_state() {
+  std::vector<Tensor> buffers = this->buffers();
+  std::vector<Tensor> saved;
+  saved.reserve(buffers.size());
+  for (const Tensor& b : buffers) saved.push_back(b.detach().clone());
+  autograd::bind_slot(slot_, forward());
+  autograd::NoGradGuard no_grad;
+  for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(saved[i]);
+}
+
 void ParametrizationListImpl::attach(Module& owner) {
   std::weak_ptr<Module> self = weak_from_this();
   hook_ = owner.register_forward_pre_hook(
@@ -194,7 +204,7 @@ void ParametrizationListImpl::attach(Module& owner) {
         return std::nullopt;
       },
       /*prepend=*/true);
-  refresh();
+  refresh_keeping_state();
 }
 
 void ParametrizationListImpl::detach_from_owner() { hook_.remove(); }
@@ -252,7 +262,7 @@ void register_parametrization(Module& module, const std::string& tensor_name,
     }
     list->append(std::move(parametrization), std::move(functions));
     if (unsafe) list->set_unsafe(true);
-    list->refresh();
+    list->refresh_keeping_state();
     return;
   }
 
@@ -353,7 +363,7 @@ void remove_parametrizations(Module& module, const std::string& tensor_name,
 void assign(Module& module, const std::string& tensor_name, const Tensor& value) {
   auto list = parametrization_list(module, tensor_name);
   list->right_inverse(value);
-  autograd::bind_slot(list->slot(), list->forward());
+  list->refresh_keeping_state();
 }
 
 void refresh(Module& module) {

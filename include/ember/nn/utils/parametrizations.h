@@ -20,4 +20,14 @@ namespace ember::nn::utils::parametrizations {
 EMBER_API void weight_norm(Module& module, const std::string& name = "weight",
                            std::optional<int64_t> dim = 0);
 
+/// Spectral normalisation: the tensor is divided by its largest singular value σ, estimated by
+/// power iteration on the tensor seen as a matrix (dim `dim` first, the rest flattened). The
+/// vectors live in the buffers `_u`, `_v` of the parametrization (state_dict keys
+/// `parametrizations.<name>.0._u` / `._v`); each call in training mode runs n_power_iterations
+/// more steps, eval mode reuses them. A 1-dim tensor is divided by its norm. dim defaults to 1
+/// for ConvTranspose1d/2d/3d and to 0 otherwise.
+EMBER_API void spectral_norm(Module& module, const std::string& name = "weight",
+                             int64_t n_power_iterations = 1, double eps = 1e-12,
+                             std::optional<int64_t> dim = std::nullopt);
+
 }  // namespace ember::nn::utils::parametrizations

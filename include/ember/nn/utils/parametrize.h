@@ -83,6 +83,10 @@ class EMBER_API ParametrizationListImpl : public Module {
 
   /// Rebinds the module's tensor to forward() (at most once per cached() scope).
   void refresh();
+  /// Rebinds the module's tensor without counting as an access: the parametrizations' buffers
+  /// (spectral_norm's power-iteration vectors) are put back afterwards, so registration and
+  /// assign() advance them exactly as often as Python's do (never).
+  void refresh_keeping_state();
   /// The module's tensor this list computes (the member the layer reads).
   const Tensor& slot() const noexcept { return slot_; }
   /// Internal: hooks the owner so each call refreshes the slot first.
