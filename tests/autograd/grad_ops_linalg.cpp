@@ -4,6 +4,7 @@
 // tests do; cholesky and eigh get a symmetric (positive-definite) matrix built inside fn.
 #include <cmath>
 
+#include "ember/ops/linalg_householder.h"
 #include "tests/autograd/grad_op_info.h"
 
 using namespace ember;
@@ -256,6 +257,16 @@ void add_linalg_grad_ops(std::vector<GradOpInfo>& ops) {
   ops.push_back(vector_norm_entry(kInf, {{3, 4}}, {1}, false));
   ops.push_back(vector_norm_entry(-kInf, {{2, 3, 4}}, {0, 1}, true, false));
   ops.push_back(vector_norm_entry(2, {{}}, {}, false));
+
+  GradOpInfo householder = entry("linalg_householder_product", {{4, 3}, {2}}, [](const Inputs& x) {
+    return linalg::householder_product(x[0], x[1]);
+  });
+  householder.broadcast = false;  // tau's batch dims must equal input's
+  householder.zero_size = false;  // zero rows: fewer rows than columns, an error (as PyTorch)
+  ops.push_back(householder);
+  householder.shapes = {{2, 4, 3}, {2, 3}};
+  householder.zero_size = true;  // an empty batch
+  ops.push_back(householder);
 
   GradOpInfo expm = with(entry("linalg_matrix_exp", {{3, 3}},
                                [](const Inputs& x) { return linalg::matrix_exp(x[0]); }),

@@ -148,7 +148,7 @@ const std::vector<std::string> kFamilyOps = {
     "mm", "bmm", "matmul", "addmm", "baddbmm", "dot", "mv", "outer", "einsum", "linalg_qr",
     "linalg_svd", "linalg_svdvals", "linalg_eigh", "linalg_eigvalsh", "linalg_inv", "linalg_solve",
     "linalg_cholesky", "linalg_det", "linalg_slogdet", "linalg_matrix_norm", "linalg_vector_norm",
-    "linalg_matrix_exp"};
+    "linalg_matrix_exp", "linalg_householder_product"};
 
 TEST(GradCoverage, EveryDifferentiableOpHasAnEntry) {
   std::set<std::string> have;

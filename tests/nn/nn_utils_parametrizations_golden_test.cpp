@@ -1,7 +1,7 @@
-// spectral_norm and weight_norm against PyTorch (tests/golden/nn_parametrize.golden, written by
-// tests/golden/gen/nn_parametrize.py): outputs in training and eval mode, the power-iteration
-// buffers, gradients to the originals, state_dict keys and values, and Python's state_dict loaded
-// into a fresh Ember module.
+// spectral_norm, weight_norm and orthogonal against PyTorch (tests/golden/nn_parametrize.golden,
+// written by tests/golden/gen/nn_parametrize.py): outputs in training and eval mode, the
+// power-iteration buffers, gradients to the originals, state_dict keys and values, and Python's
+// state_dict loaded into a fresh Ember module.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -132,6 +132,48 @@ TEST(ParametrizationsGolden, WeightNorm) {
     expect_close(grads[1], c.outs[2], c.name + ": gradient of original1 (v)");
     expect_state_dict(*m, c, 3);
     expect_python_state_dict_loads(c, reg, x, c.outs[0], 3);
+  }
+}
+
+TEST(ParametrizationsGolden, Orthogonal) {
+  static const char* const kMaps[] = {"matrix_exp", "cayley", "householder"};
+  auto cases = golden_cases_for(load_golden("nn_parametrize"), "orthogonal");
+  ASSERT_GE(cases.size(), 18u);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.location);
+    const int64_t in_f = c.ints[0], out_f = c.ints[1];
+    const bool triv = c.ints[3] != 0;
+    const size_t n_keys = c.strs.size();
+    auto reg = [&](nn::Module& m) {
+      nn::utils::parametrizations::orthogonal(m, "weight", kMaps[c.ints[2]], triv);
+    };
+    nn::Linear lin(nn::LinearOptions(in_f, out_f));
+    lin->to(kFloat64);
+    set_tensor(*lin, "weight", c.args[0]);
+    set_tensor(*lin, "bias", c.args[1]);
+    reg(*lin);
+    // Right after registration: everything but a non-square base (Python completes it with
+    // torch.randn columns) equals Python's.
+    auto sd0 = lin->state_dict();
+    ASSERT_EQ(sd0.keys(), c.strs) << c.name << ": state_dict keys differ from PyTorch's";
+    for (size_t k = 0; k < n_keys; ++k)
+      if (in_f == out_f || c.strs[k] != "parametrizations.weight.0.base")
+        expect_close(sd0[c.strs[k]], c.outs[k], c.name + ": after registration: " + c.strs[k]);
+    // Python's state_dict after registration (its base included), then original += delta.
+    nn::StateDict python_sd0;
+    for (size_t k = 0; k < n_keys; ++k) python_sd0.insert(c.strs[k], c.outs[k]);
+    lin->load_state_dict(python_sd0);
+    Tensor original = lin->named_parameters()["parametrizations.weight.original"];
+    {
+      NoGradGuard no_grad;
+      original.add_(c.args[3]);
+    }
+    Tensor y = lin(c.args[2]);
+    expect_close(y, c.outs[n_keys], c.name + ": output");
+    expect_close(lin->weight, c.outs[n_keys + 1], c.name + ": parametrized weight");
+    auto grads = autograd::grad({(y * y).sum()}, {original});
+    expect_close(grads[0], c.outs[n_keys + 2], c.name + ": gradient of the original");
+    expect_state_dict(*lin, c, n_keys + 3);
   }
 }
 

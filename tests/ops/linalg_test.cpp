@@ -13,6 +13,7 @@
 #include <set>
 
 #include "ember/ember.h"
+#include "ember/ops/linalg_householder.h"
 #include "kernels/cpu/gemm_cpu.h"
 #include "tests/ops/linalg_test_util.h"
 #include "tests/support/golden.h"
@@ -104,6 +105,15 @@ const std::map<std::string, Runner>& runners() {
        [](const GoldenCase& c) -> Outs {
          auto [U, S, Vh] = linalg::svd(c.arg(0), c.has_flag("full"));
          return {U, S, Vh};
+       }},
+      {"geqrf", [](const GoldenCase& c) -> Outs { return two(geqrf(c.arg(0))); }},
+      {"householder_product",
+       [](const GoldenCase& c) -> Outs {
+         if (c.args.size() == 1) {  // householder_product(*geqrf(a0))
+           auto [a, tau] = geqrf(c.arg(0));
+           return {linalg::householder_product(a, tau)};
+         }
+         return {linalg::householder_product(c.arg(0), c.arg(1))};
        }},
       {"eigh_factors",
        [](const GoldenCase& c) -> Outs { return two(linalg::eigh(c.arg(0), c.strs.at(0))); }},

@@ -1,12 +1,15 @@
-// weight_norm and spectral_norm as parametrization modules (Python's _WeightNorm, _SpectralNorm).
+// weight_norm, spectral_norm and orthogonal as parametrization modules (Python's _WeightNorm,
+// _SpectralNorm, _Orthogonal).
 #include "ember/nn/utils/parametrizations.h"
 
+#include <limits>
 #include <tuple>
 #include <vector>
 
 #include "ember/ember.h"
 #include "ember/nn/functional/normalization.h"
 #include "ember/nn/utils/parametrize.h"
+#include "ember/ops/linalg_householder.h"
 #include "src/core/check.h"
 
 namespace ember::nn::utils::parametrizations {
@@ -104,6 +107,122 @@ class SpectralNormImpl : public Module {
   Tensor u_, v_;
 };
 
+enum class OrthogonalMap { matrix_exp, cayley, householder };
+
+// The last two dims swapped.
+Tensor mT(const Tensor& x) { return x.transpose(-2, -1); }
+
+// Whether the columns of Q [..., n, k] are orthonormal to 10·n·eps (Python's _is_orthogonal).
+bool is_orthogonal(const Tensor& Q) {
+  const int64_t n = Q.size(-2), k = Q.size(-1);
+  const double eps = Q.scalar_type() == kDouble ? std::numeric_limits<double>::epsilon()
+                                                : std::numeric_limits<float>::epsilon();
+  return ember::allclose(mT(Q).matmul(Q), ember::eye(k, Q.options()), 1e-5, 10.0 * n * eps);
+}
+
+// The Q of A's QR factorisation with R's diagonal made positive (unique for full-rank A).
+Tensor make_orthogonal(const Tensor& A) {
+  auto [X, tau] = ember::geqrf(A);
+  Tensor Q = ember::linalg::householder_product(X, tau);
+  return Q * X.diagonal(0, -2, -1).sign().unsqueeze(-2);
+}
+
+class OrthogonalImpl : public Module {
+ public:
+  OrthogonalImpl(const Tensor& weight, OrthogonalMap map, bool use_trivialization)
+      : Module("_Orthogonal"),
+        shape_(weight.sizes().vec()),
+        map_(map),
+        use_trivialization_(use_trivialization) {}
+
+  Tensor forward(const Tensor& original) {
+    Tensor X = original;
+    int64_t n = X.size(-2), k = X.size(-1);
+    const bool transposed = n < k;
+    if (transposed) {
+      X = mT(X);
+      std::swap(n, k);
+    }
+    // Now X is n x k with n >= k.
+    Tensor Q;
+    if (map_ == OrthogonalMap::householder) {
+      Tensor A = X.tril(-1);
+      Tensor tau = 2.0 / (1.0 + (A * A).sum(-2));
+      Q = ember::linalg::householder_product(A, tau);
+      // The sign of each column comes from the truncated diagonal (Python's X.diagonal().int()):
+      // the trivialization's original holds -1 there, which undoes the reflectors' -1.
+      Q = Q * X.diagonal(0, -2, -1).to(kInt).unsqueeze(-2);
+    } else {
+      X = X.tril();
+      if (n != k) {
+        std::vector<int64_t> pad_shape = X.sizes().vec();
+        pad_shape.back() = n - k;
+        X = ember::cat({X, ember::zeros(pad_shape, X.options())}, -1);
+      }
+      Tensor A = X - mT(X);  // skew-symmetric
+      if (map_ == OrthogonalMap::matrix_exp) {
+        Q = ember::linalg::matrix_exp(A);
+      } else {
+        Tensor id = ember::eye(n, A.options());
+        Q = ember::linalg::solve(id - 0.5 * A, id + 0.5 * A);
+      }
+      if (n != k) Q = Q.narrow(-1, 0, k);
+    }
+    if (base_.defined()) Q = base_.matmul(Q);
+    return transposed ? mT(Q) : Q;
+  }
+
+  Tensor right_inverse(const Tensor& value) {
+    EMBER_CHECK_VALUE(value.sizes().equals(shape_),
+                      "orthogonal: expected a matrix or batch of matrices of shape {}, got a "
+                      "tensor of shape {}",
+                      value.sizes(), IntArrayRef(shape_));
+    autograd::NoGradGuard no_grad;
+    Tensor Q = value;
+    int64_t n = Q.size(-2), k = Q.size(-1);
+    const bool transposed = n < k;
+    if (transposed) {
+      Q = mT(Q);
+      std::swap(n, k);
+    }
+    if (!use_trivialization_) {
+      EMBER_CHECK_AS(NotImplementedError, map_ == OrthogonalMap::householder,
+                     "orthogonal: it is not possible to assign to the matrix exponential or the "
+                     "Cayley parametrizations when use_trivialization=false");
+      auto [A, tau] = ember::geqrf(Q);
+      // The diagonal keeps only each column's sign (forward reads it through .int()); a zero tau
+      // means no reflector on that column, which the forward's -1 convention must flip back.
+      Tensor diag = A.diagonal(0, -2, -1);
+      Tensor sign = diag.sign();
+      diag.copy_(ember::where(tau == 0.0, -sign, sign));
+      return transposed ? mT(A) : A;
+    }
+    if (n == k) {
+      Q = is_orthogonal(Q) ? Q.clone() : make_orthogonal(Q);
+    } else {
+      // Complete the k columns to an n x n orthogonal matrix with random ones (Python's randn).
+      std::vector<int64_t> extra_shape = Q.sizes().vec();
+      extra_shape.back() = n - k;
+      Q = make_orthogonal(ember::cat({Q, ember::randn(extra_shape, Q.options())}, -1));
+    }
+    if (base_.defined())
+      base_.copy_(Q);
+    else
+      base_ = register_buffer("base", Q);
+    // The map's preimage of the identity: -1 on the diagonal (householder reads the diagonal's
+    // sign; the skew part of a diagonal is zero for matrix_exp and cayley).
+    Tensor neg_id = ember::zeros_like(value);
+    neg_id.diagonal(0, -2, -1).fill_(-1.0);
+    return neg_id;
+  }
+
+ private:
+  std::vector<int64_t> shape_;
+  OrthogonalMap map_;
+  bool use_trivialization_;
+  Tensor base_;
+};
+
 // What Python's getattr(module, name) gives: the parametrized value when `name` is parametrized
 // already (a chain), else the registry entry; throws naming the op when there is neither.
 Tensor registered_tensor(const char* op, Module& module, const std::string& name) {
@@ -143,6 +262,33 @@ void spectral_norm(Module& module, const std::string& name, int64_t n_power_iter
   const int64_t d = dim ? *dim : (is_conv_transpose(module) ? 1 : 0);
   parametrize::register_parametrization(
       module, name, std::make_shared<SpectralNormImpl>(weight, n_power_iterations, d, eps));
+}
+
+void orthogonal(Module& module, const std::string& name, std::optional<std::string> orthogonal_map,
+                bool use_trivialization) {
+  Tensor weight = registered_tensor("orthogonal", module, name);
+  EMBER_CHECK_VALUE(weight.dim() >= 2,
+                    "orthogonal: expected a matrix or batch of matrices, got a tensor of {} "
+                    "dimensions",
+                    weight.dim());
+  const std::string map_name = orthogonal_map                       ? *orthogonal_map
+                               : weight.size(-2) == weight.size(-1) ? "matrix_exp"
+                                                                    : "householder";
+  OrthogonalMap map;
+  if (map_name == "matrix_exp")
+    map = OrthogonalMap::matrix_exp;
+  else if (map_name == "cayley")
+    map = OrthogonalMap::cayley;
+  else if (map_name == "householder")
+    map = OrthogonalMap::householder;
+  else
+    EMBER_CHECK_VALUE(false,
+                      "orthogonal: orthogonal_map has to be one of \"matrix_exp\", \"cayley\", "
+                      "\"householder\". Got: {}",
+                      map_name);
+  parametrize::register_parametrization(
+      module, name, std::make_shared<OrthogonalImpl>(weight, map, use_trivialization),
+      /*unsafe=*/true);
 }
 
 }  // namespace ember::nn::utils::parametrizations

@@ -64,7 +64,15 @@ ParametrizationListImpl::ParametrizationListImpl(std::shared_ptr<Module> paramet
   {
     autograd::NoGradGuard no_grad;
     Tensor plain = slot.detach();
-    news = functions.right_inverse ? functions.right_inverse(plain) : std::vector<Tensor>{plain};
+    news = {plain};
+    // A right_inverse that is not implemented (orthogonal's matrix_exp without trivialization)
+    // leaves the original as it is, as Python's ParametrizationList does.
+    if (functions.right_inverse) {
+      try {
+        news = functions.right_inverse(plain);
+      } catch (const NotImplementedError&) {
+      }
+    }
   }
   is_tensor_ = functions.right_inverse_returns_tensor;
   if (is_tensor_) {

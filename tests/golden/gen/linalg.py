@@ -217,4 +217,23 @@ def gen_linalg():
                      note=f"||A||_1 = {norm:g}; expected values computed in float64 and rounded "
                      "(torch's float32 squarings drift 2.5e-6 at norm 60; Ember computes in "
                      "float64)")
+    # geqrf's compact factors (the same LAPACK routine on both sides, so the signs agree) and
+    # householder_product, fed geqrf's factors (it then gives qr's Q) and arbitrary reflectors.
+    for dt in F2:
+        t = dn(dt)
+        r = Rng(f"householder_{t}")
+        for shape, tag in (((5, 3), "tall"), ((4, 4), "square"), ((3, 5), "wide"),
+                           ((2, 4, 3), "batched")):
+            A = r.uniform(list(shape), -2, 2, dt)
+            fam.case(f"geqrf/{tag}_{t}", "torch.geqrf(a0)", [A])
+        for shape, k, tag in (((5, 3), 3, "tall"), ((4, 4), 4, "square"), ((5, 3), 2, "fewer"),
+                              ((2, 4, 3), 3, "batched")):
+            A = r.uniform(list(shape), -1, 1, dt)
+            tau = r.uniform(list(shape[:-2]) + [k], 0, 2, dt)
+            fam.case(f"householder_product/{tag}_{t}", "torch.linalg.householder_product(a0, a1)",
+                     [A, tau])
+        A = r.uniform([5, 3], -2, 2, dt)
+        fam.case(f"householder_product/of_geqrf_{t}",
+                 "torch.linalg.householder_product(*torch.geqrf(a0))", [A],
+                 note="equals torch.linalg.qr(a0).Q")
     return fam

@@ -23,6 +23,17 @@ Record layout (tests/nn/nn_utils_parametrizations_golden_test.cpp reads it). Eve
          and original1, then the state_dict values in the order of the str lines
     str  the state_dict keys
 
+    case orthogonal/<variant>     Linear(in, out) in float64
+    iarg in_features, out_features, map (0 matrix_exp, 1 cayley, 2 householder), use_trivialization
+    arg  weight, bias, x, delta
+         The module gets weight and bias, then orthogonal(module, "weight", map,
+         use_trivialization=...); then original += delta and one call on x.
+    out  state_dict values right after registration (in the order of the str lines; base depends
+         on torch.randn for a non-square weight, so Ember checks it only for square ones), then
+         after the update: y, the parametrized weight, the gradient of sum(y ** 2) with respect to
+         parametrizations.weight.original, then the state_dict values
+    str  the state_dict keys
+
 torch 1.13 has no parametrizations.weight_norm (it came in 2.1). Its records come from _WeightNorm
 below, written from recent PyTorch's documented definition (forward = torch._weight_norm(v, g, dim),
 right_inverse = (torch.norm_except_dim(w, 2, dim), w), registered with unsafe=True); where torch
@@ -136,9 +147,40 @@ def gen_weight_norm(fam, kind, dim):
            list(sd.keys()))
 
 
+MAPS = ["matrix_exp", "cayley", "householder"]
+
+
+def gen_orthogonal(fam, in_f, out_f, map_code, triv):
+    name = f"orthogonal/{MAPS[map_code]}_{out_f}x{in_f}" + ("" if triv else "_no_triv")
+    rng = Rng(name)
+    m = nn.Linear(in_f, out_f).double()
+    weight = rng.normal((out_f, in_f), torch.float64)
+    bias = rng.normal((out_f,), torch.float64)
+    x = rng.normal((3, in_f), torch.float64)
+    delta = rng.uniform((out_f, in_f), -0.3, 0.3, torch.float64)
+    with torch.no_grad():
+        m.weight.copy_(weight)
+        m.bias.copy_(bias)
+    torch.manual_seed(len(fam.names))  # base of a non-square weight takes torch.randn columns
+    P.orthogonal(m, "weight", MAPS[map_code], use_trivialization=bool(triv))
+    sd0 = [v.detach().clone() for v in m.state_dict().values()]
+    original = m.parametrizations.weight.original
+    with torch.no_grad():
+        original.add_(delta)
+    y = m(x)
+    w = m.weight
+    (grad,) = torch.autograd.grad((y ** 2).sum(), [original])
+    sd = m.state_dict()
+    call = (f"orthogonal(nn.Linear({in_f}, {out_f}), 'weight', '{MAPS[map_code]}', "
+            f"use_trivialization={bool(triv)}); original += delta")
+    record(fam, name, call, [in_f, out_f, map_code, triv], [weight, bias, x, delta],
+           sd0 + [y.detach(), w.detach(), grad] + [v.detach() for v in sd.values()],
+           list(sd.keys()))
+
+
 def gen_nn_parametrize():
     fam = Family("nn_parametrize", [
-        "torch.nn.utils.parametrizations (spectral_norm, weight_norm) run by PyTorch in float64;",
+        "torch.nn.utils.parametrizations (spectral_norm, weight_norm, orthogonal) run by PyTorch in float64;",
         "layout: tests/golden/gen/nn_parametrize.py"])
     for kind, n_iter, steps, dim in [("linear", 1, 3, NOT_GIVEN), ("linear", 2, 1, NOT_GIVEN),
                                      ("linear", 1, 2, 1), ("conv2d", 1, 2, NOT_GIVEN),
@@ -147,4 +189,8 @@ def gen_nn_parametrize():
     for kind, dim in [("linear", 0), ("linear", 1), ("linear", NOT_GIVEN), ("conv2d", 0),
                       ("conv2d", -1)]:
         gen_weight_norm(fam, kind, dim)
+    for map_code in range(3):
+        for in_f, out_f in [(4, 4), (3, 5), (5, 3)]:
+            for triv in (1, 0):
+                gen_orthogonal(fam, in_f, out_f, map_code, triv)
     return fam

@@ -20,6 +20,17 @@ namespace ember::nn::utils::parametrizations {
 EMBER_API void weight_norm(Module& module, const std::string& name = "weight",
                            std::optional<int64_t> dim = 0);
 
+/// An orthogonal (orthonormal columns or rows) matrix or batch of matrices [..., n, k]: the
+/// original is mapped by `orthogonal_map` ("matrix_exp" or "cayley" of the skew-symmetric part of
+/// its lower triangle, or "householder" reflectors below its diagonal; default: matrix_exp for
+/// square matrices, householder otherwise). With use_trivialization the parametrization keeps the
+/// buffer `base` (the matrix at registration, made orthogonal) and computes base · map(original),
+/// the original starting at the map's preimage of the identity; assign() then works for all three
+/// maps. Without it, assign() works for householder only (NotImplementedError otherwise).
+EMBER_API void orthogonal(Module& module, const std::string& name = "weight",
+                          std::optional<std::string> orthogonal_map = std::nullopt,
+                          bool use_trivialization = true);
+
 /// Spectral normalisation: the tensor is divided by its largest singular value σ, estimated by
 /// power iteration on the tensor seen as a matrix (dim `dim` first, the rest flattened). The
 /// vectors live in the buffers `_u`, `_v` of the parametrization (state_dict keys
