@@ -316,6 +316,20 @@ void sort_kernel(const DimLoop& L) {
   visit_dtype(L.in_dtype, [&](auto tag) { sort_typed<typename decltype(tag)::type>(L); });
 }
 
+// PyTorch's CPU selection, so that ties pick the same entries (pruning masks depend on it): a
+// partial sort when k is small against the line (k * 64 <= n), else nth_element on the k-th and
+// a sort of the k - 1 before it; both with the plain value order, no tie rule of their own.
+template <class Cmp, class Buf>
+void select_top(Buf& buf, int64_t k, Cmp cmp) {
+  const auto n = static_cast<int64_t>(buf.size());
+  if (k * 64 <= n) {
+    std::partial_sort(buf.begin(), buf.begin() + k, buf.end(), cmp);
+  } else {
+    std::nth_element(buf.begin(), buf.begin() + (k - 1), buf.end(), cmp);
+    std::sort(buf.begin(), buf.begin() + (k - 1), cmp);
+  }
+}
+
 template <class T>
 void topk_typed(const DimLoop& L) {
   using M = opmath_t<T>;
@@ -324,9 +338,9 @@ void topk_typed(const DimLoop& L) {
   int64_t* indices = reinterpret_cast<int64_t*>(L.out[1]);
   for_each_line<T>(L, [&](std::vector<std::pair<M, int64_t>>& buf, int64_t o, int64_t i) {
     if (L.descending)
-      std::partial_sort(buf.begin(), buf.begin() + k, buf.end(), ByIndexOnTies<Descending<M>>{});
+      select_top(buf, k, Descending<M>{});
     else
-      std::partial_sort(buf.begin(), buf.begin() + k, buf.end(), ByIndexOnTies<Ascending<M>>{});
+      select_top(buf, k, Ascending<M>{});
     const int64_t base = o * k * inner + i;
     for (int64_t d = 0; d < k; ++d) {
       values[base + d * inner] = static_cast<T>(buf[d].first);

@@ -68,6 +68,7 @@ from gen.nn_module import gen_nn_module
 from gen.nn_parametrize import gen_nn_parametrize
 from gen.nn_pad import gen_nn_pad
 from gen.nn_pool import gen_nn_pool
+from gen.nn_prune import gen_nn_prune
 from gen.nn_resample import gen_nn_resample
 from gen.nn_rnn import gen_nn_rnn
 from gen.nn_transformer import gen_nn_transformer
@@ -85,7 +86,8 @@ FAMILIES = {"unary": gen_unary, "binary": gen_binary, "reduction": gen_reduction
             "nn_conv": gen_nn_conv, "nn_pool": gen_nn_pool, "nn_batchnorm": gen_nn_batchnorm,
             "nn_pad": gen_nn_pad, "nn_resample": gen_nn_resample, "nn_rnn": gen_nn_rnn,
             "nn_attention": gen_nn_attention, "nn_transformer": gen_nn_transformer,
-            "nn_flex": gen_nn_flex, "nn_parametrize": gen_nn_parametrize}
+            "nn_flex": gen_nn_flex, "nn_parametrize": gen_nn_parametrize,
+            "nn_prune": gen_nn_prune}
 MAX_BYTES = 2 * 1024 * 1024
 
 
