@@ -28,6 +28,7 @@
 #include "ember/ops/indexing.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/linalg_aten_names.h"
+#include "ember/ops/linalg_householder.h"
 #include "ember/ops/nn_attention.h"
 #include "ember/ops/nn_batchnorm.h"
 #include "ember/ops/nn_conv.h"
@@ -40,3 +41,4 @@
 #include "ember/ops/shape.h"
 #include "ember/optim.h"
 #include "ember/serialize.h"
+#include "ember/utils/checkpoint.h"

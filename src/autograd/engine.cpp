@@ -148,6 +148,10 @@ struct PassOptions {
   bool keep_graph = false;
   bool create_graph = false;
   bool restrict_to_targets = false;  // only run nodes that lead to a capture or target leaf
+  // Treat captures as the graph's boundary: their nodes are neither visited nor run, and the
+  // gradient on an edge into one is captured as it is sent. A pass nested in another's backward
+  // (activation checkpointing) must not touch nodes the outer pass is still counting on.
+  bool stop_at_captures = false;
 };
 
 // Runs one backward pass from `roots` (with their gradients); fills `captured`.
@@ -167,8 +171,26 @@ void execute(const std::vector<Edge>& roots, variable_list& root_grads,
     s.seen.push_back(n);
     return true;
   };
+  auto is_capture_node = [&](const Node* n) {
+    for (const Capture& cap : captures)
+      if (cap.node == n) return true;
+    return false;
+  };
+  // The capture an edge leads into when captures bound the pass, or null.
+  auto boundary_capture = [&](const Edge& e) -> const Capture* {
+    if (!opt.stop_at_captures) return nullptr;
+    for (const Capture& cap : captures)
+      if (cap.node == e.function.get() && cap.input_nr == e.input_nr) return &cap;
+    return nullptr;
+  };
+  auto capture_into = [&](const Capture& cap, const Tensor& g) {
+    if (!g.defined()) return;
+    Tensor& slot = captured[cap.slot];
+    slot = slot.defined() ? slot + g : g;
+  };
   for (const Edge& root : roots) {
     if (!root.is_valid()) continue;
+    if (opt.stop_at_captures && is_capture_node(root.function.get())) continue;
     NodeAccess::dependencies(*root.function);  // keep order below
     if (visit(root.function.get())) s.dfs.emplace_back(root.function.get(), 0);
     while (!s.dfs.empty()) {
@@ -176,7 +198,7 @@ void execute(const std::vector<Edge>& roots, variable_list& root_grads,
       const auto& edges = n->next_edges();
       if (next < edges.size()) {
         Node* child = edges[next++].function.get();
-        if (!child) continue;
+        if (!child || (opt.stop_at_captures && is_capture_node(child))) continue;
         bool fresh = visit(child);
         ++NodeAccess::dependencies(*child);
         if (fresh) s.dfs.emplace_back(child, 0);
@@ -199,7 +221,8 @@ void execute(const std::vector<Edge>& roots, variable_list& root_grads,
     }
   }
   for (const Edge& root : roots)
-    if (root.is_valid()) ++NodeAccess::dependencies(*root.function);
+    if (root.is_valid() && !(opt.stop_at_captures && is_capture_node(root.function.get())))
+      ++NodeAccess::dependencies(*root.function);
 
   struct Cleanup {  // buffers must not leak into the next pass, even when a formula throws
     Scratch& s;
@@ -218,8 +241,14 @@ void execute(const std::vector<Edge>& roots, variable_list& root_grads,
       std::push_heap(s.ready.begin(), s.ready.end(), later_first);
     }
   };
-  for (size_t i = 0; i < roots.size(); ++i)
-    if (roots[i].is_valid()) deliver(roots[i], std::move(root_grads[i]));
+  for (size_t i = 0; i < roots.size(); ++i) {
+    if (!roots[i].is_valid()) continue;
+    if (opt.stop_at_captures && is_capture_node(roots[i].function.get())) {
+      if (const Capture* cap = boundary_capture(roots[i])) capture_into(*cap, root_grads[i]);
+      continue;
+    }
+    deliver(roots[i], std::move(root_grads[i]));
+  }
 
   const bool anomaly = g_anomaly.load(std::memory_order_relaxed);
   // 2. Run nodes as they become ready, latest-created first.
@@ -261,6 +290,10 @@ void execute(const std::vector<Edge>& roots, variable_list& root_grads,
       if (!e.is_valid()) continue;
       Tensor g = i < out.size() ? std::move(out[i]) : Tensor();
       if (g.defined()) g = validate(std::move(g), e.function->input_metadata(e.input_nr), *node, i);
+      if (opt.stop_at_captures && is_capture_node(e.function.get())) {
+        if (const Capture* cap = boundary_capture(e)) capture_into(*cap, g);
+        continue;
+      }
       deliver(e, std::move(g));
     }
   }
@@ -383,6 +416,25 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs,
                 i);
     if (captured[i].defined() && !create_graph) captured[i] = captured[i].detach();
   }
+  return captured;
+}
+
+variable_list grad_at_edges(const variable_list& outputs, const variable_list& grad_outputs,
+                            const std::vector<Edge>& edges, bool create_graph) {
+  variable_list root_grads = make_root_grads(outputs, grad_outputs, "grad");
+  PassOptions opt;
+  opt.create_graph = create_graph;
+  opt.keep_graph = create_graph;
+  opt.restrict_to_targets = true;
+  opt.stop_at_captures = true;
+  std::vector<Capture> captures;
+  for (size_t i = 0; i < edges.size(); ++i)
+    if (edges[i].is_valid()) captures.push_back({edges[i].function.get(), edges[i].input_nr, i});
+  variable_list captured(edges.size());
+  execute(root_edges(outputs), root_grads, captures, {}, captured, opt);
+  if (!create_graph)
+    for (Tensor& g : captured)
+      if (g.defined()) g = g.detach();
   return captured;
 }
 

@@ -11,6 +11,7 @@
 // The cache is bounded; beyond the bound freed blocks go back to the system.
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -86,8 +87,13 @@ int medium_index(size_t bytes) {
 class CpuCachingAllocator final : public Allocator {
  public:
   DataPtr allocate(size_t nbytes) override {
-    if (nbytes < kMediumThreshold) return {aligned_alloc_or_throw(nbytes), nullptr, &free_small};
+    if (nbytes < kMediumThreshold) {
+      void* p = aligned_alloc_or_throw(nbytes);
+      count_alloc(nbytes);
+      return {p, reinterpret_cast<void*>(nbytes), &free_small};
+    }
     const size_t rounded = class_bytes(nbytes);
+    count_alloc(rounded);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       std::vector<void*>& blocks = blocks_of(rounded);
@@ -116,6 +122,9 @@ class CpuCachingAllocator final : public Allocator {
     }
     cached_ = 0;
   }
+  size_t allocated_bytes() const override { return allocated_.load(std::memory_order_relaxed); }
+  size_t peak_allocated_bytes() const override { return peak_.load(std::memory_order_relaxed); }
+  void reset_peak_stats() override { peak_.store(allocated_bytes(), std::memory_order_relaxed); }
   ~CpuCachingAllocator() override { empty_cache(); }
 
   static CpuCachingAllocator& instance() {
@@ -136,9 +145,20 @@ class CpuCachingAllocator final : public Allocator {
     if (rounded < kLargeThreshold) return medium_[medium_index(rounded)];
     return large_[rounded];
   }
-  static void free_small(void* p, void*) { std::free(p); }
+  static void free_small(void* p, void* ctx) {
+    instance().allocated_.fetch_sub(reinterpret_cast<size_t>(ctx), std::memory_order_relaxed);
+    std::free(p);
+  }
   static void free_cached(void* p, void* ctx) {
+    instance().allocated_.fetch_sub(reinterpret_cast<size_t>(ctx), std::memory_order_relaxed);
     instance().give_back(p, reinterpret_cast<size_t>(ctx));
+  }
+  // Two relaxed atomics per allocation: the statistics activation checkpointing is judged by.
+  void count_alloc(size_t bytes) {
+    const size_t now = allocated_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+    size_t peak = peak_.load(std::memory_order_relaxed);
+    while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+    }
   }
   void give_back(void* p, size_t rounded) {
     {
@@ -156,6 +176,8 @@ class CpuCachingAllocator final : public Allocator {
   std::vector<void*> medium_[kMediumClasses];
   std::unordered_map<size_t, std::vector<void*>> large_;
   size_t cached_ = 0;
+  std::atomic<size_t> allocated_{0};
+  std::atomic<size_t> peak_{0};
 };
 
 }  // namespace

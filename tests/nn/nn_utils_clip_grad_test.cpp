@@ -14,7 +14,7 @@
 #include "tests/support/golden.h"
 
 using namespace ember;
-namespace utils = ember::nn::utils;
+namespace nn_utils = ember::nn::utils;
 
 namespace {
 
@@ -60,7 +60,7 @@ void clip_test_norm_case(ScalarType dtype, double norm_type, double scale, doubl
   std::vector<Tensor> before;
   for (const Tensor& p : params) before.push_back(p.grad().clone());
   const double expected = clip_test_reference_norm(before, norm_type);
-  const double total = utils::clip_grad_norm_(params, max_norm, norm_type);
+  const double total = nn_utils::clip_grad_norm_(params, max_norm, norm_type);
   // float32 norms accumulate in float32 (as PyTorch's): a relative error of a few ulp per
   // element summed; float64 is checked at float64 precision.
   const double rtol = dtype == kFloat64 ? 1e-13 : 1e-5;
@@ -90,7 +90,7 @@ TEST(NnUtilsClipGrad, MatchesPyTorchOnMixedDtypes) {
   Tensor c = zeros({2}, TensorOptions().dtype(kFloat64)).requires_grad_(true);
   a.mutable_grad() = ones({3});
   c.mutable_grad() = full({2}, 2.0, TensorOptions().dtype(kFloat64));
-  const double total = utils::clip_grad_norm_({a, c}, 1.0);
+  const double total = nn_utils::clip_grad_norm_({a, c}, 1.0);
   EXPECT_NEAR(total, 3.316624774120614, 1e-15);
   EXPECT_EQ(a.grad().dtype(), kFloat32);
   expect_close(a.grad(), full({3}, 0.3015112578868866f), "float32 grad");
@@ -104,26 +104,26 @@ TEST(NnUtilsClipGrad, SkipsParametersWithoutGradAndZeroSizeGrads) {
   Tensor empty = zeros({0, 3}).requires_grad_(true);
   with.mutable_grad() = tensor({3.0f, 4.0f});
   empty.mutable_grad() = zeros({0, 3});
-  EXPECT_NEAR(utils::clip_grad_norm_({with, without, empty}, 1.0), 5.0, 1e-6);
+  EXPECT_NEAR(nn_utils::clip_grad_norm_({with, without, empty}, 1.0), 5.0, 1e-6);
   EXPECT_FALSE(without.grad().defined());
   expect_close(with.grad(), tensor({3.0f, 4.0f}) * static_cast<float>(1.0 / (5.0 + 1e-6)),
                "clipped");
   with.mutable_grad() = tensor({3.0f, -4.0f});
-  EXPECT_EQ(utils::clip_grad_norm_({with, empty}, 10.0, std::numeric_limits<double>::infinity()),
+  EXPECT_EQ(nn_utils::clip_grad_norm_({with, empty}, 10.0, std::numeric_limits<double>::infinity()),
             4.0);
-  EXPECT_EQ(utils::clip_grad_norm_(empty, 1.0, std::numeric_limits<double>::infinity()), 0.0);
-  EXPECT_EQ(utils::clip_grad_norm_(std::vector<Tensor>{without}, 1.0), 0.0);
-  EXPECT_EQ(utils::clip_grad_norm_(std::vector<Tensor>{}, 1.0), 0.0);
+  EXPECT_EQ(nn_utils::clip_grad_norm_(empty, 1.0, std::numeric_limits<double>::infinity()), 0.0);
+  EXPECT_EQ(nn_utils::clip_grad_norm_(std::vector<Tensor>{without}, 1.0), 0.0);
+  EXPECT_EQ(nn_utils::clip_grad_norm_(std::vector<Tensor>{}, 1.0), 0.0);
 }
 
 TEST(NnUtilsClipGrad, NonFiniteNormIsAnErrorOnlyWhenAsked) {
   Tensor p = zeros({3}).requires_grad_(true);
   p.mutable_grad() = tensor({1.0f, std::numeric_limits<float>::infinity(), 2.0f});
   expect_error(
-      [&] { utils::clip_grad_norm_(p, 1.0, 2.0, /*error_if_nonfinite=*/true); },
+      [&] { nn_utils::clip_grad_norm_(p, 1.0, 2.0, /*error_if_nonfinite=*/true); },
       {"clip_grad_norm_", "total norm of order 2", "non-finite", "error_if_nonfinite=false"});
   EXPECT_EQ(p.grad()[1].item<float>(), std::numeric_limits<float>::infinity());  // unchanged
-  EXPECT_TRUE(std::isinf(utils::clip_grad_norm_(p, 1.0)));
+  EXPECT_TRUE(std::isinf(nn_utils::clip_grad_norm_(p, 1.0)));
 }
 
 TEST(NnUtilsClipGrad, ValueClampsEveryGrad) {
@@ -132,21 +132,21 @@ TEST(NnUtilsClipGrad, ValueClampsEveryGrad) {
   Tensor none = zeros({2}).requires_grad_(true);
   a.mutable_grad() = tensor({-3.0, -0.5, 0.25, 7.0});
   b.mutable_grad() = tensor({2.0f, -2.0f});
-  utils::clip_grad_value_({a, b, none}, 1.0);
+  nn_utils::clip_grad_value_({a, b, none}, 1.0);
   expect_close(a.grad(), tensor({-1.0, -0.5, 0.25, 1.0}), "float64");
   expect_close(b.grad(), tensor({1.0f, -1.0f}), "float32");
   EXPECT_FALSE(none.grad().defined());
-  utils::clip_grad_value_(a, 0.3);
+  nn_utils::clip_grad_value_(a, 0.3);
   expect_close(a.grad(), tensor({-0.3, -0.3, 0.25, 0.3}), "single tensor");
 }
 
 TEST(NnUtilsConvertParameters, RoundTripsThroughOneVector) {
   Tensor w = arange(6, TensorOptions().dtype(kFloat32)).reshape({2, 3}).requires_grad_(true);
   Tensor b = tensor({10.0f, 20.0f}).requires_grad_(true);
-  Tensor v = utils::parameters_to_vector({w, b});
+  Tensor v = nn_utils::parameters_to_vector({w, b});
   expect_close(v, tensor({0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 10.0f, 20.0f}), "flat");
   EXPECT_TRUE(v.requires_grad());  // differentiable, as Python's
-  utils::vector_to_parameters(v.detach() * 2, {w, b});
+  nn_utils::vector_to_parameters(v.detach() * 2, {w, b});
   expect_close(w, arange(6, TensorOptions().dtype(kFloat32)).reshape({2, 3}) * 2, "w");
   expect_close(b, tensor({20.0f, 40.0f}), "b");
   EXPECT_TRUE(w.is_leaf());
@@ -157,19 +157,19 @@ TEST(NnUtilsConvertParameters, WrongSizesAreErrors) {
   Tensor b = zeros({2});
   expect_error<ValueError>(
       [&] {
-        utils::vector_to_parameters(zeros({7}), {w, b});
+        nn_utils::vector_to_parameters(zeros({7}), {w, b});
       },
       {"vector_to_parameters", "7 elements", "8"});
   expect_error<ValueError>(
       [&] {
-        utils::vector_to_parameters(zeros({9}), {w, b});
+        nn_utils::vector_to_parameters(zeros({9}), {w, b});
       },
       {"9 elements", "8"});
   expect_error<ValueError>(
       [&] {
-        utils::vector_to_parameters(zeros({2, 4}), {w, b});
+        nn_utils::vector_to_parameters(zeros({2, 4}), {w, b});
       },
       {"1-D", "[2, 4]"});
   expect_close(w, zeros({2, 3}), "untouched");
-  expect_error<ValueError>([&] { utils::parameters_to_vector({}); }, {"at least one"});
+  expect_error<ValueError>([&] { nn_utils::parameters_to_vector({}); }, {"at least one"});
 }

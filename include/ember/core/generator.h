@@ -15,6 +15,8 @@
 
 namespace ember {
 
+class Tensor;
+
 class EMBER_API Generator {
  public:
   explicit Generator(uint64_t seed = 67280421310721ull)
@@ -41,6 +43,11 @@ class EMBER_API Generator {
   float next_float() { return static_cast<float>(next_u32() & ((1u << 24) - 1)) * 0x1.0p-24f; }
   /// Standard normal, as ATen's normal_distribution<double> (Box-Muller; caches the second value).
   double next_normal();
+  /// The whole state (engine, seed, cached normal) as a uint8 CPU tensor, as LibTorch's
+  /// Generator::get_state; set_state puts one back (an Error for a tensor get_state did not make).
+  /// Activation checkpointing replays dropout masks with them.
+  Tensor get_state() const;
+  void set_state(const Tensor& state);
   /// Held while one op draws its numbers, so concurrent ops stay reproducible per op.
   std::mutex& mutex() { return mutex_; }
 

@@ -28,6 +28,11 @@ class EMBER_API Allocator {
   virtual size_t cached_bytes() const { return 0; }
   /// Gives cached blocks back to the system.
   virtual void empty_cache() {}
+  /// Bytes handed out and not yet freed (as served: size classes rounded up), and the most at
+  /// any time since the last reset_peak_stats(); 0 from an allocator that does not count.
+  virtual size_t allocated_bytes() const { return 0; }
+  virtual size_t peak_allocated_bytes() const { return 0; }
+  virtual void reset_peak_stats() {}
 };
 
 EMBER_API Allocator* get_allocator(DeviceType t);
