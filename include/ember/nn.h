@@ -23,6 +23,7 @@
 #include "ember/nn/modules/embedding.h"
 #include "ember/nn/modules/fold.h"
 #include "ember/nn/modules/instancenorm.h"
+#include "ember/nn/modules/lazy.h"
 #include "ember/nn/modules/linear.h"
 #include "ember/nn/modules/loss.h"
 #include "ember/nn/modules/normalization.h"
