@@ -24,14 +24,6 @@ namespace {
 
 using nn::detail::ModuleRegistryAccess;
 
-std::string shape_str(IntArrayRef sizes) {
-  std::ostringstream s;
-  s << "[";
-  for (size_t i = 0; i < sizes.size(); ++i) s << (i ? ", " : "") << sizes[i];
-  s << "]";
-  return s.str();
-}
-
 // ---- The pruned tensors of each module ----
 
 struct PruneEntry {
@@ -111,9 +103,9 @@ int64_t checked_channel_dim(const char* op, const Tensor& t, int64_t dim) {
   EMBER_CHECK_VALUE(t.dim() > 1,
                     "{}: structured pruning can only be applied to multidimensional tensors. "
                     "Found tensor of shape {} with {} dims",
-                    op, shape_str(t.sizes()), t.dim());
+                    op, t.sizes(), t.dim());
   EMBER_CHECK_INDEX(dim < t.dim() && dim >= -t.dim(), "{}: invalid index {} for tensor of size {}",
-                    op, dim, shape_str(t.sizes()));
+                    op, dim, t.sizes());
   return dim < 0 ? dim + t.dim() : dim;
 }
 
@@ -241,7 +233,7 @@ CustomFromMask::CustomFromMask(Tensor mask) : mask_(std::move(mask)) {
 Tensor CustomFromMask::compute_mask(const Tensor&, const Tensor& default_mask) const {
   EMBER_CHECK_VALUE(default_mask.sizes().equals(mask_.sizes()),
                     "custom_from_mask: the mask has shape {}, but the tensor has shape {}",
-                    shape_str(mask_.sizes()), shape_str(default_mask.sizes()));
+                    mask_.sizes(), default_mask.sizes());
   return default_mask * mask_.to(default_mask.scalar_type());
 }
 
@@ -316,8 +308,7 @@ void apply(Module& module, const std::string& name, PruningMethodPtr method,
     EMBER_CHECK_VALUE(importance_scores.sizes().equals(slot.sizes()),
                       "prune: importance_scores should have the same shape as parameter '{}' of "
                       "'{}': {} vs {}",
-                      name, module.name(), shape_str(importance_scores.sizes()),
-                      shape_str(slot.sizes()));
+                      name, module.name(), importance_scores.sizes(), slot.sizes());
   Tensor mask;
   {
     autograd::NoGradGuard no_grad;
