@@ -109,15 +109,25 @@ class SpectralNormImpl : public Module {
 
 enum class OrthogonalMap { matrix_exp, cayley, householder };
 
-// The last two dims swapped.
-Tensor mT(const Tensor& x) { return x.transpose(-2, -1); }
+// A matrix (batch) seen tall: transposed when it has fewer rows than columns, as both of
+// _Orthogonal's directions work on n x k with n >= k.
+struct TallView {
+  Tensor matrix;
+  bool transposed;
+  int64_t n, k;
+};
+TallView as_tall(const Tensor& x) {
+  const int64_t rows = x.size(-2), cols = x.size(-1);
+  if (rows < cols) return {x.mT(), true, cols, rows};
+  return {x, false, rows, cols};
+}
 
 // Whether the columns of Q [..., n, k] are orthonormal to 10·n·eps (Python's _is_orthogonal).
 bool is_orthogonal(const Tensor& Q) {
   const int64_t n = Q.size(-2), k = Q.size(-1);
   const double eps = Q.scalar_type() == kDouble ? std::numeric_limits<double>::epsilon()
                                                 : std::numeric_limits<float>::epsilon();
-  return ember::allclose(mT(Q).matmul(Q), ember::eye(k, Q.options()), 1e-5, 10.0 * n * eps);
+  return ember::allclose(Q.mT().matmul(Q), ember::eye(k, Q.options()), 1e-5, 10.0 * n * eps);
 }
 
 // The Q of A's QR factorisation with R's diagonal made positive (unique for full-rank A).
@@ -136,14 +146,7 @@ class OrthogonalImpl : public Module {
         use_trivialization_(use_trivialization) {}
 
   Tensor forward(const Tensor& original) {
-    Tensor X = original;
-    int64_t n = X.size(-2), k = X.size(-1);
-    const bool transposed = n < k;
-    if (transposed) {
-      X = mT(X);
-      std::swap(n, k);
-    }
-    // Now X is n x k with n >= k.
+    auto [X, transposed, n, k] = as_tall(original);
     Tensor Q;
     if (map_ == OrthogonalMap::householder) {
       Tensor A = X.tril(-1);
@@ -159,7 +162,7 @@ class OrthogonalImpl : public Module {
         pad_shape.back() = n - k;
         X = ember::cat({X, ember::zeros(pad_shape, X.options())}, -1);
       }
-      Tensor A = X - mT(X);  // skew-symmetric
+      Tensor A = X - X.mT();  // skew-symmetric
       if (map_ == OrthogonalMap::matrix_exp) {
         Q = ember::linalg::matrix_exp(A);
       } else {
@@ -169,7 +172,7 @@ class OrthogonalImpl : public Module {
       if (n != k) Q = Q.narrow(-1, 0, k);
     }
     if (base_.defined()) Q = base_.matmul(Q);
-    return transposed ? mT(Q) : Q;
+    return transposed ? Q.mT() : Q;
   }
 
   Tensor right_inverse(const Tensor& value) {
@@ -178,13 +181,7 @@ class OrthogonalImpl : public Module {
                       "tensor of shape {}",
                       value.sizes(), IntArrayRef(shape_));
     autograd::NoGradGuard no_grad;
-    Tensor Q = value;
-    int64_t n = Q.size(-2), k = Q.size(-1);
-    const bool transposed = n < k;
-    if (transposed) {
-      Q = mT(Q);
-      std::swap(n, k);
-    }
+    auto [Q, transposed, n, k] = as_tall(value);
     if (!use_trivialization_) {
       EMBER_CHECK_AS(NotImplementedError, map_ == OrthogonalMap::householder,
                      "orthogonal: it is not possible to assign to the matrix exponential or the "
@@ -195,7 +192,7 @@ class OrthogonalImpl : public Module {
       Tensor diag = A.diagonal(0, -2, -1);
       Tensor sign = diag.sign();
       diag.copy_(ember::where(tau == 0.0, -sign, sign));
-      return transposed ? mT(A) : A;
+      return transposed ? A.mT() : A;
     }
     if (n == k) {
       Q = is_orthogonal(Q) ? Q.clone() : make_orthogonal(Q);
