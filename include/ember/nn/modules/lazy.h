@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/autograd/grad_mode.h"
 #include "ember/nn/modules/batchnorm.h"
 #include "ember/nn/modules/conv.h"
 #include "ember/nn/modules/instancenorm.h"
