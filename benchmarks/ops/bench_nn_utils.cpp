@@ -6,7 +6,10 @@
 //    against three times);
 //  - a training step (SGD, momentum 0.9) of the §5(a) MLP scaled to 8 Linear layers, plain and
 //    through checkpoint_sequential with 4 segments (target: at most 1.4x), with the peak bytes
-//    the CPU allocator saw during the step as a counter.
+//    the CPU allocator saw during the step as a counter;
+//  - inference of a conv-bn-relu block at BENCHMARKS.md §4's L2 shape (x [32, 64, 16, 16], 128
+//    3x3 filters, padding 1), unfused (Arg 0) and after fuse_modules (Arg 1: the batch norm
+//    folded, the ReLU a oneDNN post-op), and conv + relu against ember::convolution_relu.
 #include <benchmark/benchmark.h>
 #include <ember/ember.h>
 
@@ -104,7 +107,33 @@ void BM_Mlp8TrainStep(benchmark::State& state) {
 
 }  // namespace
 
+void BM_ConvBnReluInference(benchmark::State& state) {
+  ember::manual_seed(0);
+  nn::Sequential block(nn::Conv2d(nn::Conv2dOptions(64, 128, 3).padding(1)), nn::BatchNorm2d(128),
+                       nn::ReLU());
+  block->eval();
+  if (state.range(0) == 1) nn::utils::fuse_modules(block, {{"0", "1", "2"}});
+  const Tensor x = ember::randn({32, 64, 16, 16});
+  ember::NoGradGuard no_grad;
+  for (auto _ : state) benchmark::DoNotOptimize(block->forward(x));
+}
+
+void BM_ConvReluOp(benchmark::State& state) {
+  ember::manual_seed(0);
+  const Tensor x = ember::randn({32, 64, 16, 16}), w = ember::randn({128, 64, 3, 3}) * 0.05,
+               b = ember::randn({128});
+  const bool fused = state.range(0) == 1;
+  for (auto _ : state) {
+    if (fused)
+      benchmark::DoNotOptimize(ember::convolution_relu(x, w, b, {1}, {1}, {1}, 1));
+    else
+      benchmark::DoNotOptimize(ember::relu(ember::conv2d(x, w, b, 1, 1)));
+  }
+}
+
 BENCHMARK(BM_OrthogonalLinearParametrized)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_OrthogonalLinearByHand)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_OrthogonalLinearThreeCalls)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Mlp8TrainStep)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ConvBnReluInference)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ConvReluOp)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);

@@ -22,6 +22,7 @@
 #include "ember/nn/modules/dropout.h"
 #include "ember/nn/modules/embedding.h"
 #include "ember/nn/modules/fold.h"
+#include "ember/nn/modules/fused.h"
 #include "ember/nn/modules/instancenorm.h"
 #include "ember/nn/modules/lazy.h"
 #include "ember/nn/modules/linear.h"

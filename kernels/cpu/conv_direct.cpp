@@ -229,6 +229,19 @@ template <class T, class Acc>
 struct ConvDirectFwd {
   static void run(const ConvParams& p) { direct_forward<T, Acc>(p); }
 };
+// max(y, 0) over a forward's output (any layout: every element is one).
+template <class T, class Acc>
+struct ConvReluPass {
+  static void run(const ConvParams& p) {
+    int64_t count = p.n * p.oc;
+    for (int i = 0; i < p.spatial; ++i) count *= p.out[i];
+    T* y = static_cast<T*>(p.y);
+    parallel_for(0, count, 1 << 15, [y](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        if (static_cast<Acc>(y[i]) < Acc(0)) y[i] = T(0);
+    });
+  }
+};
 template <class T, class Acc>
 struct ConvDirectBwdData {
   static void run(const ConvParams& p) { direct_backward_data<T, Acc>(p); }
@@ -255,6 +268,17 @@ void conv_direct_backward_weights(ScalarType dtype, const ConvParams& p) {
 void cpu_convolution(ScalarType dtype, const ConvParams& p) {
   if (dtype == ScalarType::Float && conv_c1_forward(p)) return;
   if (!conv_onednn_forward(dtype, p)) conv_direct_forward(dtype, p);
+}
+// The forward with oneDNN's ReLU post-op; where that path is not taken (one input channel,
+// float64, a geometry oneDNN refuses) the plain forward and one pass over y.
+void cpu_convolution_relu(ScalarType dtype, const ConvParams& p) {
+  if (dtype == ScalarType::Float && conv_c1_forward(p)) {
+    conv_direct_visit<ConvReluPass>(dtype, p, "convolution_relu");
+    return;
+  }
+  if (conv_onednn_forward_relu(dtype, p)) return;
+  conv_direct_forward(dtype, p);
+  conv_direct_visit<ConvReluPass>(dtype, p, "convolution_relu");
 }
 void cpu_convolution_backward_data(ScalarType dtype, const ConvParams& p) {
   if (!conv_onednn_backward_data(dtype, p)) conv_direct_backward_data(dtype, p);

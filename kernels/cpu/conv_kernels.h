@@ -11,6 +11,9 @@ namespace ember::kernels {
 
 /// The `convolution` slot: float32, float64, bfloat16.
 void cpu_convolution(ScalarType dtype, const ConvParams& p);
+/// The `convolution_relu` slot: the same with max(y, 0) (oneDNN's post-op; the other paths run
+/// one pass over y after the convolution).
+void cpu_convolution_relu(ScalarType dtype, const ConvParams& p);
 /// The `convolution_backward_data` slot.
 void cpu_convolution_backward_data(ScalarType dtype, const ConvParams& p);
 /// The `convolution_backward_weights` slot.
@@ -24,6 +27,7 @@ void conv_direct_backward_weights(ScalarType dtype, const ConvParams& p);
 /// The same three through oneDNN; false when oneDNN has no primitive for dtype or the geometry
 /// (the caller then runs the direct loop).
 bool conv_onednn_forward(ScalarType dtype, const ConvParams& p);
+bool conv_onednn_forward_relu(ScalarType dtype, const ConvParams& p);
 bool conv_onednn_backward_data(ScalarType dtype, const ConvParams& p);
 bool conv_onednn_backward_weights(ScalarType dtype, const ConvParams& p);
 

@@ -41,7 +41,8 @@ namespace {
 using dnnl::memory;
 using Tag = memory::format_tag;
 
-enum class ConvDir : int64_t { Forward, BackwardData, BackwardWeights };
+// ForwardRelu: the forward with a ReLU post-op (the convolution_relu row).
+enum class ConvDir : int64_t { Forward, ForwardRelu, BackwardData, BackwardWeights };
 
 dnnl::engine& conv_engine() {
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
@@ -164,22 +165,29 @@ ConvDescs conv_descs(memory::data_type dt, const ConvParams& p) {
 // The cached primitives run on several threads at once; with oneDNN's default (library-owned)
 // scratchpad, concurrent runs of one primitive shared scratch space and corrupted each other's
 // results (ConvFunctional.ConcurrentCallsShareTheCachedPrimitives). Each call brings its own.
-dnnl::primitive_attr conv_attr() {
+// `relu`: max(y, 0) as an eltwise post-op, applied while y is still in registers.
+dnnl::primitive_attr conv_attr(bool relu = false) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  if (relu) {
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    attr.set_post_ops(ops);
+  }
   return attr;
 }
 
 dnnl::convolution_forward::primitive_desc conv_forward_pd(const ConvDescs& d, bool bias,
                                                           dnnl::prop_kind kind,
-                                                          bool user_scratchpad = false) {
+                                                          bool user_scratchpad = false,
+                                                          bool relu = false) {
   using F = dnnl::convolution_forward;
   const auto algo = dnnl::algorithm::convolution_direct;
   F::desc desc =
       bias ? F::desc(kind, algo, d.x_ask, d.w_ask, d.b, d.y_ask, d.strides, d.dilates, d.pad_l,
                      d.pad_r)
            : F::desc(kind, algo, d.x_ask, d.w_ask, d.y_ask, d.strides, d.dilates, d.pad_l, d.pad_r);
-  return user_scratchpad ? F::primitive_desc(desc, conv_attr(), conv_engine())
+  return user_scratchpad ? F::primitive_desc(desc, conv_attr(relu), conv_engine())
                          : F::primitive_desc(desc, conv_engine());
 }
 
@@ -224,8 +232,10 @@ void conv_make(ConvEntry& entry, ConvDir dir, memory::data_type dt, const ConvPa
   const auto algo = dnnl::algorithm::convolution_direct;
   const bool bias = p.b != nullptr;
   switch (dir) {
-    case ConvDir::Forward: {
-      auto pd = conv_forward_pd(forward_asks(d, p), bias, dnnl::prop_kind::forward_inference, true);
+    case ConvDir::Forward:
+    case ConvDir::ForwardRelu: {
+      auto pd = conv_forward_pd(forward_asks(d, p), bias, dnnl::prop_kind::forward_inference, true,
+                                dir == ConvDir::ForwardRelu);
       entry.scratchpad = pd.scratchpad_desc();
       entry.x.set(d.x, pd.src_desc(), false);
       entry.w.set(d.w, pd.weights_desc(), false);
@@ -322,7 +332,8 @@ bool conv_run(ConvDir dir, ScalarType dtype, const ConvParams& p) {
   const memory scratchpad(entry->scratchpad, conv_engine(),
                           scratchpad_buffer.get(entry->scratchpad.get_size()));
   switch (dir) {
-    case ConvDir::Forward: {
+    case ConvDir::Forward:
+    case ConvDir::ForwardRelu: {
       std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, x},
                                               {DNNL_ARG_WEIGHTS, w},
                                               {DNNL_ARG_DST, y},
@@ -359,6 +370,9 @@ bool conv_run(ConvDir dir, ScalarType dtype, const ConvParams& p) {
 
 bool conv_onednn_forward(ScalarType dtype, const ConvParams& p) {
   return conv_run(ConvDir::Forward, dtype, p);
+}
+bool conv_onednn_forward_relu(ScalarType dtype, const ConvParams& p) {
+  return conv_run(ConvDir::ForwardRelu, dtype, p);
 }
 bool conv_onednn_backward_data(ScalarType dtype, const ConvParams& p) {
   return conv_run(ConvDir::BackwardData, dtype, p);

@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "ember/ops/elementwise.h"
+#include "src/autograd/record.h"
 #include "src/core/check.h"
+#include "src/dispatch/dispatch.h"
 #include "src/ops/nn_conv_impl.h"
 
 namespace ember {
@@ -224,6 +227,34 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
                       "got {}",
                       output_padding);
   return conv_padded(op, input, weight, bias, spatial, stride, padding, dilation, groups);
+}
+
+Tensor convolution_relu(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                        int64_t groups) {
+  EMBER_CHECK(input.defined() && weight.defined(),
+              "convolution_relu: expected defined input and weight");
+  if (autograd::needs_grad(input, weight, bias) ||
+      !supports(OpId::convolution_relu, input.device().type(), input.dtype())) {
+    // Recorded (or no fused kernel here): the two ops, relu in place when nothing records.
+    Tensor y = convolution(input, weight, bias, stride, padding, dilation, /*transposed=*/false,
+                           IntArrayRef(), groups);
+    if (autograd::needs_grad(y)) return relu(y);
+    y.clamp_min_(0);
+    return y;
+  }
+  const int spatial = static_cast<int>(weight.dim()) - 2;
+  EMBER_CHECK_VALUE(spatial >= 1 && spatial <= 3,
+                    "convolution_relu: expected a 3-D, 4-D or 5-D weight, got weight {}",
+                    weight.sizes());
+  const char* op = "convolution_relu";
+  const Tensor x = conv_check(op, input, weight, bias, spatial, groups, false);
+  const std::vector<int64_t> pad = conv_expand(op, "padding", padding, spatial);
+  ConvGeometry g = conv_geometry(op, spatial, conv_expand(op, "stride", stride, spatial), pad, pad,
+                                 conv_expand(op, "dilation", dilation, spatial), groups, false);
+  conv_fix_output(op, x, weight, g);
+  Tensor y = conv_detail::conv_relu_core(x, weight, bias, g);
+  return input.dim() == spatial + 1 ? y.squeeze(0) : y;
 }
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,

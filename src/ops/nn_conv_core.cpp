@@ -52,16 +52,20 @@ bool conv_nonempty(IntArrayRef a, IntArrayRef b) {
   return true;
 }
 
-// The three kernels on (x, y, w) given in the non-transposed view's roles.
+// The three kernels on (x, y, w) given in the non-transposed view's roles; `relu`: the forward
+// through the convolution_relu row.
 void conv_run_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& b,
-                      Tensor& y, bool cl) {
+                      Tensor& y, bool cl, bool relu = false) {
   if (!conv_nonempty(x.sizes(), y.sizes())) return;
   ConvParams p = conv_params(g, x.sizes(), y.sizes(), w.sizes(), cl);
   p.x = x.data_ptr();
   p.w = w.data_ptr();
   p.b = b.defined() ? b.data_ptr() : nullptr;
   p.y = y.data_ptr();
-  get_kernel<OpId::convolution>(x.device().type(), x.dtype())(x.dtype(), p);
+  if (relu)
+    get_kernel<OpId::convolution_relu>(x.device().type(), x.dtype())(x.dtype(), p);
+  else
+    get_kernel<OpId::convolution>(x.device().type(), x.dtype())(x.dtype(), p);
 }
 
 void conv_run_backward_data(const ConvGeometry& g, Tensor& dx, const Tensor& w, const Tensor& dy,
@@ -140,6 +144,24 @@ Tensor conv_weight_grad_composite(const Tensor& x, const Tensor& gy, const ConvG
     parts.push_back(r.transpose(0, 1));
   }
   return parts.size() == 1 ? parts[0].contiguous() : cat(parts, 0);
+}
+
+Tensor conv_relu_core(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                      const ConvGeometry& g) {
+  const MemoryFormat fmt = conv_format(input);
+  const bool cl = fmt != MemoryFormat::Contiguous;
+  const Tensor x = input.contiguous(fmt);
+  const Tensor w = weight.contiguous();
+  const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
+  Tensor y = empty(conv_output_sizes(x, w, g), x.options(), fmt);
+  if (x.numel() == 0 || w.numel() == 0) {
+    // No channel to sum over: y is relu(bias) alone (as conv_core, then relu).
+    y.zero_();
+    if (b.defined() && y.numel() > 0) y.add_(conv_bias_view(b, g.spatial)).clamp_min_(0);
+  } else {
+    conv_run_forward(g, x, w, b, y, cl, /*relu=*/true);
+  }
+  return y;
 }
 
 Tensor conv_core(const Tensor& input, const Tensor& weight, const Tensor& bias,

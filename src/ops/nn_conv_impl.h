@@ -28,6 +28,12 @@ struct ConvGeometry {
 Tensor conv_core(const Tensor& input, const Tensor& weight, const Tensor& bias,
                  const ConvGeometry& g);
 
+/// relu(conv_core(...)) of a non-transposed geometry through the `convolution_relu` kernel row
+/// in one pass. Records nothing: the caller checks that no gradient is needed and that the
+/// device has the row.
+Tensor conv_relu_core(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                      const ConvGeometry& g);
+
 /// The weight gradient of the non-transposed view written with differentiable convolutions (for
 /// double backward): x the view's input [N, IC, in], gy the gradient of its output [N, OC, out],
 /// result [OC, IC/groups, k] with k given.

@@ -62,6 +62,7 @@ from gen.nn_batchnorm import gen_nn_batchnorm
 from gen.nn_conv import gen_nn_conv
 from gen.nn_flex import gen_nn_flex
 from gen.nn_functional import gen_nn_functional
+from gen.nn_fuse import gen_nn_fuse
 from gen.nn_layer import gen_nn_layer
 from gen.nn_lazy import gen_nn_lazy
 from gen.nn_loss import gen_nn_loss
@@ -88,7 +89,8 @@ FAMILIES = {"unary": gen_unary, "binary": gen_binary, "reduction": gen_reduction
             "nn_pad": gen_nn_pad, "nn_resample": gen_nn_resample, "nn_rnn": gen_nn_rnn,
             "nn_attention": gen_nn_attention, "nn_transformer": gen_nn_transformer,
             "nn_flex": gen_nn_flex, "nn_parametrize": gen_nn_parametrize,
-            "nn_prune": gen_nn_prune, "nn_lazy": gen_nn_lazy}
+            "nn_prune": gen_nn_prune, "nn_lazy": gen_nn_lazy,
+            "nn_fuse": gen_nn_fuse}
 MAX_BYTES = 2 * 1024 * 1024
 
 

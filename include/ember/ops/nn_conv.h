@@ -20,6 +20,14 @@ EMBER_API Tensor convolution(const Tensor& input, const Tensor& weight, const Te
                              IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                              bool transposed, IntArrayRef output_padding, int64_t groups);
 
+/// relu(convolution(input, weight, bias, stride, padding, dilation, false, 0, groups)), for the
+/// fused modules (nn::intrinsic::ConvReLU1d/2d/3d). One kernel pass (the `convolution_relu` row:
+/// oneDNN's ReLU post-op on CPU) when no gradient is recorded and the backend has the row;
+/// otherwise the two differentiable ops.
+EMBER_API Tensor convolution_relu(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                  IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                  int64_t groups);
+
 /// 1-D convolution: input [N, C, L] or [C, L], weight [out, C/groups, k].
 EMBER_API Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
                         IntArrayRef stride = 1, IntArrayRef padding = 0, IntArrayRef dilation = 1,

@@ -10,6 +10,7 @@
 #include "ember/nn/functional/conv.h"
 #include "ember/nn/functional/padding.h"
 #include "ember/nn/init.h"
+#include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/nn_conv.h"
 #include "src/core/check.h"
@@ -218,6 +219,26 @@ Tensor conv_module_forward(const detail::ConvNdOptions<D>& o, const std::vector<
   return conv(input, weight, f);
 }
 
+// relu(conv(input)) for ConvReLU*d: numeric padding goes to ember::convolution_relu (one pass
+// where the backend fuses it), after F::pad for a non-zeros padding_mode; "same"/"valid" padding
+// runs `conv` and relu.
+template <size_t D, class Conv>
+Tensor conv_relu_module_forward(const detail::ConvNdOptions<D>& o, const std::vector<int64_t>& pads,
+                                const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                Conv conv) {
+  const auto* padding = std::get_if<ExpandingArray<D>>(&o.padding());
+  if (padding == nullptr) return ember::relu(conv(input));
+  const IntArrayRef stride(o.stride()->data(), D), dilation(o.dilation()->data(), D);
+  if (!std::holds_alternative<enumtype::kZeros>(o.padding_mode())) {
+    const Tensor padded = functional::pad(
+        input, functional::PadFuncOptions(pads).mode(conv_pad_mode(o.padding_mode())));
+    return ember::convolution_relu(padded, weight, bias, stride, std::vector<int64_t>(D, 0),
+                                   dilation, o.groups());
+  }
+  return ember::convolution_relu(input, weight, bias, stride, IntArrayRef((*padding)->data(), D),
+                                 dilation, o.groups());
+}
+
 template <size_t D>
 void conv_transpose_check_mode(const detail::ConvNdOptions<D>& o) {
   EMBER_CHECK_VALUE(std::holds_alternative<enumtype::kZeros>(o.padding_mode()),
@@ -229,11 +250,20 @@ void conv_transpose_check_mode(const detail::ConvNdOptions<D>& o) {
 
 Conv1dImpl::Conv1dImpl(Conv1dOptions options_) : ConvNdImpl(conv_nd_options(options_)) { reset(); }
 Tensor Conv1dImpl::forward(const Tensor& input) {
+  if (EMBER_UNLIKELY(_fused_forward.active()))
+    return _fused_forward(*this, input);
+  return _conv_forward(input, weight);
+}
+Tensor Conv1dImpl::_conv_forward(const Tensor& input, const Tensor& w) {
   return conv_module_forward<1>(
-      options, _reversed_padding_repeated_twice, input, weight, bias,
-      [](const Tensor& x, const Tensor& w, const functional::Conv1dFuncOptions& f) {
-        return functional::conv1d(x, w, f);
+      options, _reversed_padding_repeated_twice, input, w, bias,
+      [](const Tensor& x, const Tensor& wt, const functional::Conv1dFuncOptions& f) {
+        return functional::conv1d(x, wt, f);
       });
+}
+Tensor Conv1dImpl::_conv_relu_forward(const Tensor& input) {
+  return conv_relu_module_forward<1>(options, _reversed_padding_repeated_twice, input, weight, bias,
+                                     [this](const Tensor& x) { return _conv_forward(x, weight); });
 }
 
 Conv2dImpl::Conv2dImpl(Conv2dOptions options_) : ConvNdImpl(conv_nd_options(options_)) { reset(); }
@@ -244,15 +274,32 @@ Tensor Conv2dImpl::_conv_forward(const Tensor& input, const Tensor& w) {
         return functional::conv2d(x, wt, f);
       });
 }
-Tensor Conv2dImpl::forward(const Tensor& input) { return _conv_forward(input, weight); }
+Tensor Conv2dImpl::forward(const Tensor& input) {
+  if (EMBER_UNLIKELY(_fused_forward.active()))
+    return _fused_forward(*this, input);
+  return _conv_forward(input, weight);
+}
+Tensor Conv2dImpl::_conv_relu_forward(const Tensor& input) {
+  return conv_relu_module_forward<2>(options, _reversed_padding_repeated_twice, input, weight, bias,
+                                     [this](const Tensor& x) { return _conv_forward(x, weight); });
+}
 
 Conv3dImpl::Conv3dImpl(Conv3dOptions options_) : ConvNdImpl(conv_nd_options(options_)) { reset(); }
 Tensor Conv3dImpl::forward(const Tensor& input) {
+  if (EMBER_UNLIKELY(_fused_forward.active()))
+    return _fused_forward(*this, input);
+  return _conv_forward(input, weight);
+}
+Tensor Conv3dImpl::_conv_forward(const Tensor& input, const Tensor& w) {
   return conv_module_forward<3>(
-      options, _reversed_padding_repeated_twice, input, weight, bias,
-      [](const Tensor& x, const Tensor& w, const functional::Conv3dFuncOptions& f) {
-        return functional::conv3d(x, w, f);
+      options, _reversed_padding_repeated_twice, input, w, bias,
+      [](const Tensor& x, const Tensor& wt, const functional::Conv3dFuncOptions& f) {
+        return functional::conv3d(x, wt, f);
       });
+}
+Tensor Conv3dImpl::_conv_relu_forward(const Tensor& input) {
+  return conv_relu_module_forward<3>(options, _reversed_padding_repeated_twice, input, weight, bias,
+                                     [this](const Tensor& x) { return _conv_forward(x, weight); });
 }
 
 ConvTranspose1dImpl::ConvTranspose1dImpl(ConvTranspose1dOptions options_)

@@ -39,7 +39,11 @@ void LinearImpl::reset_parameters() {
   }
 }
 
-Tensor LinearImpl::forward(const Tensor& input) { return functional::linear(input, weight, bias); }
+Tensor LinearImpl::forward(const Tensor& input) {
+  if (EMBER_UNLIKELY(_fused_forward.active()))
+    return _fused_forward(*this, input);
+  return functional::linear(input, weight, bias);
+}
 
 void LinearImpl::pretty_print(std::ostream& stream) const {
   stream << std::boolalpha << "ember::nn::Linear(in_features=" << options.in_features()

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ember/nn/cloneable.h"
+#include "ember/nn/fused_forward.h"
 #include "ember/nn/options/activation.h"
 #include "ember/nn/pimpl.h"
 
@@ -18,6 +19,8 @@ class EMBER_API ReLUImpl : public Cloneable<ReLUImpl> {
   Tensor forward(Tensor input);
   void pretty_print(std::ostream& stream) const override;
   ReLUOptions options;
+  /// Set by nn::utils::fuse_modules when this layer was fused (nn/fused_forward.h).
+  detail::FusedForward _fused_forward;
 };
 EMBER_MODULE(ReLU);
 

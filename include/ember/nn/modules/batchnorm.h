@@ -11,6 +11,7 @@
 #include <ostream>
 
 #include "ember/nn/cloneable.h"
+#include "ember/nn/fused_forward.h"
 #include "ember/nn/options/batchnorm.h"
 #include "ember/nn/pimpl.h"
 
@@ -97,6 +98,12 @@ class BatchNormImplBase : public NormImplBase<D, Derived, BatchNormOptions> {
 
   /// input [N, C, *] -> the same shape (and layout).
   Tensor forward(const Tensor& input) {
+    if (EMBER_UNLIKELY(_fused_forward.active()))
+      return _fused_forward(*this, input);
+    return unfused_forward(input);
+  }
+  /// The batch norm itself, whether or not this layer was fused (the fused modules run it).
+  Tensor unfused_forward(const Tensor& input) {
     this->_check_input_dim(input);
     return detail::batchnorm_module_forward(
         module_name(), input, this->options, this->is_training(), this->weight, this->bias,
@@ -106,6 +113,9 @@ class BatchNormImplBase : public NormImplBase<D, Derived, BatchNormOptions> {
   void pretty_print(std::ostream& stream) const override {
     detail::batchnorm_pretty_print(stream, static_cast<int64_t>(D), this->options);
   }
+
+  /// Set by nn::utils::fuse_modules when this layer was fused (nn/fused_forward.h).
+  detail::FusedForward _fused_forward;
 
  private:
   static const char* module_name() {

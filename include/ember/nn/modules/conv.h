@@ -11,6 +11,7 @@
 
 #include "ember/core/ivalue.h"
 #include "ember/nn/cloneable.h"
+#include "ember/nn/fused_forward.h"
 #include "ember/nn/options/conv.h"
 #include "ember/nn/pimpl.h"
 
@@ -33,6 +34,8 @@ class EMBER_API ConvNdImpl : public Cloneable<Derived> {
   detail::ConvNdOptions<D> options;
   Tensor weight;
   Tensor bias;
+  /// Set by nn::utils::fuse_modules when this layer was fused (nn/fused_forward.h).
+  detail::FusedForward _fused_forward;
 
  protected:
   /// F::pad's amounts for a non-zeros padding_mode, last dim first (PyTorch's
@@ -48,6 +51,11 @@ class EMBER_API Conv1dImpl : public ConvNdImpl<1, Conv1dImpl> {
   explicit Conv1dImpl(Conv1dOptions options_);
   /// input [N, in, L] or [in, L] -> [N, out, L_out].
   Tensor forward(const Tensor& input);
+  /// The convolution with this module's options and the given weight (Python's _conv_forward).
+  Tensor _conv_forward(const Tensor& input, const Tensor& weight);
+  /// relu(_conv_forward(input, weight)), in one pass where the backend fuses it
+  /// (nn::intrinsic::ConvReLU1d).
+  Tensor _conv_relu_forward(const Tensor& input);
 };
 EMBER_MODULE(Conv1d);
 
@@ -59,10 +67,11 @@ class EMBER_API Conv2dImpl : public ConvNdImpl<2, Conv2dImpl> {
   explicit Conv2dImpl(Conv2dOptions options_);
   /// input [N, in, H, W] or [in, H, W] -> [N, out, H_out, W_out]; channels-last stays so.
   Tensor forward(const Tensor& input);
-
- protected:
-  /// The convolution with this module's options and the given weight.
+  /// The convolution with this module's options and the given weight (Python's _conv_forward).
   Tensor _conv_forward(const Tensor& input, const Tensor& weight);
+  /// relu(_conv_forward(input, weight)), in one pass where the backend fuses it
+  /// (nn::intrinsic::ConvReLU2d).
+  Tensor _conv_relu_forward(const Tensor& input);
 };
 EMBER_MODULE(Conv2d);
 
@@ -74,6 +83,11 @@ class EMBER_API Conv3dImpl : public ConvNdImpl<3, Conv3dImpl> {
   explicit Conv3dImpl(Conv3dOptions options_);
   /// input [N, in, D, H, W] or [in, D, H, W] -> [N, out, D_out, H_out, W_out].
   Tensor forward(const Tensor& input);
+  /// The convolution with this module's options and the given weight (Python's _conv_forward).
+  Tensor _conv_forward(const Tensor& input, const Tensor& weight);
+  /// relu(_conv_forward(input, weight)), in one pass where the backend fuses it
+  /// (nn::intrinsic::ConvReLU3d).
+  Tensor _conv_relu_forward(const Tensor& input);
 };
 EMBER_MODULE(Conv3d);
 

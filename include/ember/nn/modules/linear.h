@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ember/nn/cloneable.h"
+#include "ember/nn/fused_forward.h"
 #include "ember/nn/options/linear.h"
 #include "ember/nn/pimpl.h"
 
@@ -38,6 +39,8 @@ class EMBER_API LinearImpl : public Cloneable<LinearImpl> {
   LinearOptions options;
   Tensor weight;
   Tensor bias;
+  /// Set by nn::utils::fuse_modules when this layer was fused (nn/fused_forward.h).
+  detail::FusedForward _fused_forward;
 };
 EMBER_MODULE(Linear);
 

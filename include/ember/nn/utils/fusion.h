@@ -6,10 +6,14 @@
 //   nn::Conv2d fused = nn::utils::fuse_conv_bn_eval(conv, bn);   // a new module; inputs untouched
 #pragma once
 
+#include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "ember/nn/modules/batchnorm.h"
 #include "ember/nn/modules/conv.h"
+#include "ember/nn/modules/fused.h"
 #include "ember/nn/modules/linear.h"
 
 namespace ember::nn::utils {
@@ -58,6 +62,51 @@ Linear fuse_linear_bn_eval(const Linear& linear, const BnHolder& bn) {
                     /*linear=*/true, "fuse_linear_bn_eval");
   fused->options.bias(true);
   return Linear(fused);
+}
+
+/// Python's torch.ao.quantization.fuse_modules for a model in eval mode, in place: each group of
+/// dotted submodule names (modules_to_fuse = {{"conv1", "bn1", "relu1"}, {"fc", "relu2"}}) is
+/// replaced, as Python's table of fusions says:
+///   (ConvNd, BatchNormNd)        -> ConvNd with the batch norm folded in
+///   (ConvNd, BatchNormNd, ReLU)  -> intrinsic::ConvReLUNd of that folded ConvNd
+///   (ConvNd, ReLU)               -> intrinsic::ConvReLUNd
+///   (Linear, BatchNorm1d)        -> Linear with the batch norm folded in
+///   (Linear, ReLU)               -> intrinsic::LinearReLU
+///   (BatchNorm2d/3d, ReLU)       -> intrinsic::BNReLU2d/3d
+///   (ConvTransposeNd, BatchNormNd) -> ConvTransposeNd with the batch norm folded in
+/// The first name holds the fused module and the others nn::Identity, so state_dict keys are
+/// Python's ("conv1.0.weight"); the first layer's forward pre-hooks and the last one's forward
+/// hooks move to the fused module. In place rather than Python's default copy: a C++ model keeps
+/// holders of its layers in members (conv1->forward(x)), and those layers are told to run the
+/// fused module (the first) or to pass their input through (the others), so a model's own
+/// forward runs fused as Sequential's does. Batch norms are folded into the layer object itself
+/// (its weight and bias parameters are replaced: build optimizers afterwards). A group that
+/// matches nothing is a NotImplementedError; a batch norm in training mode a ValueError.
+EMBER_API void fuse_modules(Module& model,
+                            const std::vector<std::vector<std::string>>& modules_to_fuse);
+/// The same for quantization-aware training (Python's fuse_modules_qat): batch norms stay
+/// separate modules, in intrinsic::ConvBnNd, ConvBnReLUNd and LinearBn1d.
+EMBER_API void fuse_modules_qat(Module& model,
+                                const std::vector<std::vector<std::string>>& modules_to_fuse);
+template <class M>
+void fuse_modules(const std::shared_ptr<M>& model,
+                  const std::vector<std::vector<std::string>>& modules_to_fuse) {
+  fuse_modules(*model, modules_to_fuse);
+}
+template <class M>
+void fuse_modules(const ModuleHolder<M>& model,
+                  const std::vector<std::vector<std::string>>& modules_to_fuse) {
+  fuse_modules(*model.ptr(), modules_to_fuse);
+}
+template <class M>
+void fuse_modules_qat(const std::shared_ptr<M>& model,
+                      const std::vector<std::vector<std::string>>& modules_to_fuse) {
+  fuse_modules_qat(*model, modules_to_fuse);
+}
+template <class M>
+void fuse_modules_qat(const ModuleHolder<M>& model,
+                      const std::vector<std::vector<std::string>>& modules_to_fuse) {
+  fuse_modules_qat(*model.ptr(), modules_to_fuse);
 }
 
 }  // namespace ember::nn::utils

@@ -1,0 +1,178 @@
+// Fused modules (Python's torch.ao.nn.intrinsic, float forms): a layer and what follows it as one
+// module, which nn::utils::fuse_modules puts in a model's place. Each holds its parts as children
+// "0", "1" (, "2"), as Python's _FusedModule (a Sequential) does, so state_dict keys match
+// Python's ("conv1.0.weight").
+//
+//   nn::intrinsic::ConvReLU2d block(nn::Conv2d(3, 16, 3), nn::ReLU());
+//   Tensor y = block(x);                    // relu(conv(x)); one oneDNN pass under NoGradGuard
+//
+// ConvReLU*d runs through ember::convolution_relu: with nothing to record (inference), the ReLU
+// is a post-op of the convolution (no second pass over the output); under autograd, the two
+// differentiable ops. LinearReLU applies the ReLU in place on the fresh linear output when nothing
+// records. ConvBn*d, ConvBnReLU*d, LinearBn1d and BNReLU*d (what fuse_modules_qat makes of a model
+// in training) run their parts in order, the batch norm updating its running statistics as usual.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "ember/nn/cloneable.h"
+#include "ember/nn/modules/activation.h"
+#include "ember/nn/modules/batchnorm.h"
+#include "ember/nn/modules/conv.h"
+#include "ember/nn/modules/linear.h"
+#include "ember/nn/pimpl.h"
+
+namespace ember::nn::intrinsic {
+namespace detail {
+/// relu(y) for a fresh y: in place when nothing records, else the differentiable op.
+EMBER_API Tensor relu_fresh(Tensor y);
+/// "ConvReLU2d" etc. is checked here: a fused module's parts must be children "0", "1", ...
+EMBER_API std::shared_ptr<Module> fused_part(const Module& fused, size_t index);
+}  // namespace detail
+
+/// A convolution followed by a ReLU (ConvReLU1d/2d/3d).
+template <class Conv, class Derived>
+class ConvReLUNdImpl : public Cloneable<Derived> {
+ public:
+  ConvReLUNdImpl(Conv conv_, ReLU relu_)
+      : conv(this->register_module("0", std::move(conv_))),
+        relu(this->register_module("1", std::move(relu_))) {}
+  Tensor forward(const Tensor& input) { return conv->_conv_relu_forward(input); }
+  std::shared_ptr<Module> operator[](size_t index) const {
+    return detail::fused_part(*this, index);
+  }
+  Conv conv;
+  ReLU relu;
+};
+
+/// A convolution followed by a batch norm (ConvBn1d/2d/3d): bn(conv(x)).
+template <class Conv, class BatchNorm, class Derived>
+class ConvBnNdImpl : public Cloneable<Derived> {
+ public:
+  ConvBnNdImpl(Conv conv_, BatchNorm bn_)
+      : conv(this->register_module("0", std::move(conv_))),
+        bn(this->register_module("1", std::move(bn_))) {}
+  Tensor forward(const Tensor& input) {
+    return bn->unfused_forward(conv->_conv_forward(input, conv->weight));
+  }
+  std::shared_ptr<Module> operator[](size_t index) const {
+    return detail::fused_part(*this, index);
+  }
+  Conv conv;
+  BatchNorm bn;
+};
+
+/// A convolution, a batch norm and a ReLU (ConvBnReLU1d/2d/3d): relu(bn(conv(x))).
+template <class Conv, class BatchNorm, class Derived>
+class ConvBnReLUNdImpl : public Cloneable<Derived> {
+ public:
+  ConvBnReLUNdImpl(Conv conv_, BatchNorm bn_, ReLU relu_)
+      : conv(this->register_module("0", std::move(conv_))),
+        bn(this->register_module("1", std::move(bn_))),
+        relu(this->register_module("2", std::move(relu_))) {}
+  Tensor forward(const Tensor& input) {
+    return detail::relu_fresh(bn->unfused_forward(conv->_conv_forward(input, conv->weight)));
+  }
+  std::shared_ptr<Module> operator[](size_t index) const {
+    return detail::fused_part(*this, index);
+  }
+  Conv conv;
+  BatchNorm bn;
+  ReLU relu;
+};
+
+/// A batch norm followed by a ReLU (BNReLU2d/3d).
+template <class BatchNorm, class Derived>
+class BNReLUNdImpl : public Cloneable<Derived> {
+ public:
+  BNReLUNdImpl(BatchNorm bn_, ReLU relu_)
+      : bn(this->register_module("0", std::move(bn_))),
+        relu(this->register_module("1", std::move(relu_))) {}
+  Tensor forward(const Tensor& input) { return detail::relu_fresh(bn->unfused_forward(input)); }
+  std::shared_ptr<Module> operator[](size_t index) const {
+    return detail::fused_part(*this, index);
+  }
+  BatchNorm bn;
+  ReLU relu;
+};
+
+class EMBER_API ConvReLU1dImpl : public ConvReLUNdImpl<Conv1d, ConvReLU1dImpl> {
+ public:
+  using ConvReLUNdImpl<Conv1d, ConvReLU1dImpl>::ConvReLUNdImpl;
+};
+EMBER_MODULE(ConvReLU1d);
+class EMBER_API ConvReLU2dImpl : public ConvReLUNdImpl<Conv2d, ConvReLU2dImpl> {
+ public:
+  using ConvReLUNdImpl<Conv2d, ConvReLU2dImpl>::ConvReLUNdImpl;
+};
+EMBER_MODULE(ConvReLU2d);
+class EMBER_API ConvReLU3dImpl : public ConvReLUNdImpl<Conv3d, ConvReLU3dImpl> {
+ public:
+  using ConvReLUNdImpl<Conv3d, ConvReLU3dImpl>::ConvReLUNdImpl;
+};
+EMBER_MODULE(ConvReLU3d);
+class EMBER_API ConvBn1dImpl : public ConvBnNdImpl<Conv1d, BatchNorm1d, ConvBn1dImpl> {
+ public:
+  using ConvBnNdImpl<Conv1d, BatchNorm1d, ConvBn1dImpl>::ConvBnNdImpl;
+};
+EMBER_MODULE(ConvBn1d);
+class EMBER_API ConvBn2dImpl : public ConvBnNdImpl<Conv2d, BatchNorm2d, ConvBn2dImpl> {
+ public:
+  using ConvBnNdImpl<Conv2d, BatchNorm2d, ConvBn2dImpl>::ConvBnNdImpl;
+};
+EMBER_MODULE(ConvBn2d);
+class EMBER_API ConvBn3dImpl : public ConvBnNdImpl<Conv3d, BatchNorm3d, ConvBn3dImpl> {
+ public:
+  using ConvBnNdImpl<Conv3d, BatchNorm3d, ConvBn3dImpl>::ConvBnNdImpl;
+};
+EMBER_MODULE(ConvBn3d);
+class EMBER_API ConvBnReLU1dImpl : public ConvBnReLUNdImpl<Conv1d, BatchNorm1d, ConvBnReLU1dImpl> {
+ public:
+  using ConvBnReLUNdImpl<Conv1d, BatchNorm1d, ConvBnReLU1dImpl>::ConvBnReLUNdImpl;
+};
+EMBER_MODULE(ConvBnReLU1d);
+class EMBER_API ConvBnReLU2dImpl : public ConvBnReLUNdImpl<Conv2d, BatchNorm2d, ConvBnReLU2dImpl> {
+ public:
+  using ConvBnReLUNdImpl<Conv2d, BatchNorm2d, ConvBnReLU2dImpl>::ConvBnReLUNdImpl;
+};
+EMBER_MODULE(ConvBnReLU2d);
+class EMBER_API ConvBnReLU3dImpl : public ConvBnReLUNdImpl<Conv3d, BatchNorm3d, ConvBnReLU3dImpl> {
+ public:
+  using ConvBnReLUNdImpl<Conv3d, BatchNorm3d, ConvBnReLU3dImpl>::ConvBnReLUNdImpl;
+};
+EMBER_MODULE(ConvBnReLU3d);
+class EMBER_API BNReLU2dImpl : public BNReLUNdImpl<BatchNorm2d, BNReLU2dImpl> {
+ public:
+  using BNReLUNdImpl<BatchNorm2d, BNReLU2dImpl>::BNReLUNdImpl;
+};
+EMBER_MODULE(BNReLU2d);
+class EMBER_API BNReLU3dImpl : public BNReLUNdImpl<BatchNorm3d, BNReLU3dImpl> {
+ public:
+  using BNReLUNdImpl<BatchNorm3d, BNReLU3dImpl>::BNReLUNdImpl;
+};
+EMBER_MODULE(BNReLU3d);
+
+/// A linear layer followed by a ReLU.
+class EMBER_API LinearReLUImpl : public Cloneable<LinearReLUImpl> {
+ public:
+  LinearReLUImpl(Linear linear_, ReLU relu_);
+  Tensor forward(const Tensor& input);
+  std::shared_ptr<Module> operator[](size_t index) const;
+  Linear linear;
+  ReLU relu;
+};
+EMBER_MODULE(LinearReLU);
+
+/// A linear layer followed by a BatchNorm1d over its features: bn(linear(x)).
+class EMBER_API LinearBn1dImpl : public Cloneable<LinearBn1dImpl> {
+ public:
+  LinearBn1dImpl(Linear linear_, BatchNorm1d bn_);
+  Tensor forward(const Tensor& input);
+  std::shared_ptr<Module> operator[](size_t index) const;
+  Linear linear;
+  BatchNorm1d bn;
+};
+EMBER_MODULE(LinearBn1d);
+
+}  // namespace ember::nn::intrinsic
