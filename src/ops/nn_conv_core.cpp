@@ -146,40 +146,54 @@ Tensor conv_weight_grad_composite(const Tensor& x, const Tensor& gy, const ConvG
   return parts.size() == 1 ? parts[0].contiguous() : cat(parts, 0);
 }
 
+// The operands in the layout the kernels run in, and the output allocated. Without an input
+// channel or a weight element there is nothing to sum: y is then already the result (the bias
+// alone; an empty batch leaves y empty too) and `empty_sum` is set.
+struct ConvOperands {
+  MemoryFormat fmt;
+  bool cl;
+  Tensor x, w, b, y;
+  bool empty_sum;
+};
+
+ConvOperands conv_operands(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                           const ConvGeometry& g) {
+  ConvOperands o;
+  o.fmt = conv_format(input);
+  o.cl = o.fmt != MemoryFormat::Contiguous;
+  o.x = input.contiguous(o.fmt);
+  o.w = weight.contiguous();
+  o.b = bias.defined() ? bias.contiguous() : Tensor();
+  o.y = empty(conv_output_sizes(o.x, o.w, g), o.x.options(), o.fmt);
+  o.empty_sum = o.x.numel() == 0 || o.w.numel() == 0;
+  if (o.empty_sum) {
+    o.y.zero_();
+    if (o.b.defined() && o.y.numel() > 0) o.y.add_(conv_bias_view(o.b, g.spatial));
+  }
+  return o;
+}
+
 Tensor conv_relu_core(const Tensor& input, const Tensor& weight, const Tensor& bias,
                       const ConvGeometry& g) {
-  const MemoryFormat fmt = conv_format(input);
-  const bool cl = fmt != MemoryFormat::Contiguous;
-  const Tensor x = input.contiguous(fmt);
-  const Tensor w = weight.contiguous();
-  const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
-  Tensor y = empty(conv_output_sizes(x, w, g), x.options(), fmt);
-  if (x.numel() == 0 || w.numel() == 0) {
-    // No channel to sum over: y is relu(bias) alone (as conv_core, then relu).
-    y.zero_();
-    if (b.defined() && y.numel() > 0) y.add_(conv_bias_view(b, g.spatial)).clamp_min_(0);
-  } else {
-    conv_run_forward(g, x, w, b, y, cl, /*relu=*/true);
-  }
-  return y;
+  ConvOperands o = conv_operands(input, weight, bias, g);
+  if (o.empty_sum)
+    o.y.clamp_min_(0);
+  else
+    conv_run_forward(g, o.x, o.w, o.b, o.y, o.cl, /*relu=*/true);
+  return o.y;
 }
 
 Tensor conv_core(const Tensor& input, const Tensor& weight, const Tensor& bias,
                  const ConvGeometry& g) {
   autograd::OpRecording rec(input, weight, bias);
-  const MemoryFormat fmt = conv_format(input);
-  const bool cl = fmt != MemoryFormat::Contiguous;
-  const Tensor x = input.contiguous(fmt);
-  const Tensor w = weight.contiguous();
-  const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
-  Tensor y = empty(conv_output_sizes(x, w, g), x.options(), fmt);
-  if (x.numel() == 0 || w.numel() == 0) {
-    // No channel to sum over (an empty batch leaves y empty too): y is the bias alone.
-    y.zero_();
-    if (b.defined() && y.numel() > 0) y.add_(conv_bias_view(b, g.spatial));
-  } else if (!g.transposed) {
+  ConvOperands o = conv_operands(input, weight, bias, g);
+  const MemoryFormat fmt = o.fmt;
+  const bool cl = o.cl;
+  const Tensor &x = o.x, &w = o.w, &b = o.b;
+  Tensor& y = o.y;
+  if (!o.empty_sum && !g.transposed) {
     conv_run_forward(g, x, w, b, y, cl);
-  } else {
+  } else if (!o.empty_sum) {
     // The non-transposed view runs from y to x: y is its input's gradient.
     conv_run_backward_data(g, y, w, x, cl);
     if (b.defined()) y.add_(conv_bias_view(b, g.spatial));

@@ -221,22 +221,28 @@ Tensor conv_module_forward(const detail::ConvNdOptions<D>& o, const std::vector<
 
 // relu(conv(input)) for ConvReLU*d: numeric padding goes to ember::convolution_relu (one pass
 // where the backend fuses it), after F::pad for a non-zeros padding_mode; "same"/"valid" padding
-// runs `conv` and relu.
+// runs the convolution and relu.
 template <size_t D, class Conv>
-Tensor conv_relu_module_forward(const detail::ConvNdOptions<D>& o, const std::vector<int64_t>& pads,
-                                const Tensor& input, const Tensor& weight, const Tensor& bias,
-                                Conv conv) {
+Tensor conv_relu_module_forward(Conv& conv, const std::vector<int64_t>& pads, const Tensor& input) {
+  const detail::ConvNdOptions<D>& o = conv.options;
   const auto* padding = std::get_if<ExpandingArray<D>>(&o.padding());
-  if (padding == nullptr) return ember::relu(conv(input));
+  if (padding == nullptr) return ember::relu(conv._conv_forward(input, conv.weight));
   const IntArrayRef stride(o.stride()->data(), D), dilation(o.dilation()->data(), D);
   if (!std::holds_alternative<enumtype::kZeros>(o.padding_mode())) {
     const Tensor padded = functional::pad(
         input, functional::PadFuncOptions(pads).mode(conv_pad_mode(o.padding_mode())));
-    return ember::convolution_relu(padded, weight, bias, stride, std::vector<int64_t>(D, 0),
-                                   dilation, o.groups());
+    return ember::convolution_relu(padded, conv.weight, conv.bias, stride,
+                                   std::vector<int64_t>(D, 0), dilation, o.groups());
   }
-  return ember::convolution_relu(input, weight, bias, stride, IntArrayRef((*padding)->data(), D),
-                                 dilation, o.groups());
+  return ember::convolution_relu(input, conv.weight, conv.bias, stride,
+                                 IntArrayRef((*padding)->data(), D), dilation, o.groups());
+}
+
+// A convolution layer's forward: itself, or what fuse_modules told it to run.
+template <class Conv>
+Tensor conv_layer_forward(Conv& conv, const Tensor& input) {
+  if (EMBER_UNLIKELY(conv._fused_forward.active())) return conv._fused_forward(conv, input);
+  return conv._conv_forward(input, conv.weight);
 }
 
 template <size_t D>
@@ -249,11 +255,7 @@ void conv_transpose_check_mode(const detail::ConvNdOptions<D>& o) {
 }  // namespace
 
 Conv1dImpl::Conv1dImpl(Conv1dOptions options_) : ConvNdImpl(conv_nd_options(options_)) { reset(); }
-Tensor Conv1dImpl::forward(const Tensor& input) {
-  if (EMBER_UNLIKELY(_fused_forward.active()))
-    return _fused_forward(*this, input);
-  return _conv_forward(input, weight);
-}
+Tensor Conv1dImpl::forward(const Tensor& input) { return conv_layer_forward(*this, input); }
 Tensor Conv1dImpl::_conv_forward(const Tensor& input, const Tensor& w) {
   return conv_module_forward<1>(
       options, _reversed_padding_repeated_twice, input, w, bias,
@@ -262,11 +264,11 @@ Tensor Conv1dImpl::_conv_forward(const Tensor& input, const Tensor& w) {
       });
 }
 Tensor Conv1dImpl::_conv_relu_forward(const Tensor& input) {
-  return conv_relu_module_forward<1>(options, _reversed_padding_repeated_twice, input, weight, bias,
-                                     [this](const Tensor& x) { return _conv_forward(x, weight); });
+  return conv_relu_module_forward<1>(*this, _reversed_padding_repeated_twice, input);
 }
 
 Conv2dImpl::Conv2dImpl(Conv2dOptions options_) : ConvNdImpl(conv_nd_options(options_)) { reset(); }
+Tensor Conv2dImpl::forward(const Tensor& input) { return conv_layer_forward(*this, input); }
 Tensor Conv2dImpl::_conv_forward(const Tensor& input, const Tensor& w) {
   return conv_module_forward<2>(
       options, _reversed_padding_repeated_twice, input, w, bias,
@@ -274,22 +276,12 @@ Tensor Conv2dImpl::_conv_forward(const Tensor& input, const Tensor& w) {
         return functional::conv2d(x, wt, f);
       });
 }
-Tensor Conv2dImpl::forward(const Tensor& input) {
-  if (EMBER_UNLIKELY(_fused_forward.active()))
-    return _fused_forward(*this, input);
-  return _conv_forward(input, weight);
-}
 Tensor Conv2dImpl::_conv_relu_forward(const Tensor& input) {
-  return conv_relu_module_forward<2>(options, _reversed_padding_repeated_twice, input, weight, bias,
-                                     [this](const Tensor& x) { return _conv_forward(x, weight); });
+  return conv_relu_module_forward<2>(*this, _reversed_padding_repeated_twice, input);
 }
 
 Conv3dImpl::Conv3dImpl(Conv3dOptions options_) : ConvNdImpl(conv_nd_options(options_)) { reset(); }
-Tensor Conv3dImpl::forward(const Tensor& input) {
-  if (EMBER_UNLIKELY(_fused_forward.active()))
-    return _fused_forward(*this, input);
-  return _conv_forward(input, weight);
-}
+Tensor Conv3dImpl::forward(const Tensor& input) { return conv_layer_forward(*this, input); }
 Tensor Conv3dImpl::_conv_forward(const Tensor& input, const Tensor& w) {
   return conv_module_forward<3>(
       options, _reversed_padding_repeated_twice, input, w, bias,
@@ -298,8 +290,7 @@ Tensor Conv3dImpl::_conv_forward(const Tensor& input, const Tensor& w) {
       });
 }
 Tensor Conv3dImpl::_conv_relu_forward(const Tensor& input) {
-  return conv_relu_module_forward<3>(options, _reversed_padding_repeated_twice, input, weight, bias,
-                                     [this](const Tensor& x) { return _conv_forward(x, weight); });
+  return conv_relu_module_forward<3>(*this, _reversed_padding_repeated_twice, input);
 }
 
 ConvTranspose1dImpl::ConvTranspose1dImpl(ConvTranspose1dOptions options_)

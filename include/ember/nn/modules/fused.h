@@ -97,61 +97,26 @@ class BNReLUNdImpl : public Cloneable<Derived> {
   ReLU relu;
 };
 
-class EMBER_API ConvReLU1dImpl : public ConvReLUNdImpl<Conv1d, ConvReLU1dImpl> {
- public:
-  using ConvReLUNdImpl<Conv1d, ConvReLU1dImpl>::ConvReLUNdImpl;
-};
-EMBER_MODULE(ConvReLU1d);
-class EMBER_API ConvReLU2dImpl : public ConvReLUNdImpl<Conv2d, ConvReLU2dImpl> {
- public:
-  using ConvReLUNdImpl<Conv2d, ConvReLU2dImpl>::ConvReLUNdImpl;
-};
-EMBER_MODULE(ConvReLU2d);
-class EMBER_API ConvReLU3dImpl : public ConvReLUNdImpl<Conv3d, ConvReLU3dImpl> {
- public:
-  using ConvReLUNdImpl<Conv3d, ConvReLU3dImpl>::ConvReLUNdImpl;
-};
-EMBER_MODULE(ConvReLU3d);
-class EMBER_API ConvBn1dImpl : public ConvBnNdImpl<Conv1d, BatchNorm1d, ConvBn1dImpl> {
- public:
-  using ConvBnNdImpl<Conv1d, BatchNorm1d, ConvBn1dImpl>::ConvBnNdImpl;
-};
-EMBER_MODULE(ConvBn1d);
-class EMBER_API ConvBn2dImpl : public ConvBnNdImpl<Conv2d, BatchNorm2d, ConvBn2dImpl> {
- public:
-  using ConvBnNdImpl<Conv2d, BatchNorm2d, ConvBn2dImpl>::ConvBnNdImpl;
-};
-EMBER_MODULE(ConvBn2d);
-class EMBER_API ConvBn3dImpl : public ConvBnNdImpl<Conv3d, BatchNorm3d, ConvBn3dImpl> {
- public:
-  using ConvBnNdImpl<Conv3d, BatchNorm3d, ConvBn3dImpl>::ConvBnNdImpl;
-};
-EMBER_MODULE(ConvBn3d);
-class EMBER_API ConvBnReLU1dImpl : public ConvBnReLUNdImpl<Conv1d, BatchNorm1d, ConvBnReLU1dImpl> {
- public:
-  using ConvBnReLUNdImpl<Conv1d, BatchNorm1d, ConvBnReLU1dImpl>::ConvBnReLUNdImpl;
-};
-EMBER_MODULE(ConvBnReLU1d);
-class EMBER_API ConvBnReLU2dImpl : public ConvBnReLUNdImpl<Conv2d, BatchNorm2d, ConvBnReLU2dImpl> {
- public:
-  using ConvBnReLUNdImpl<Conv2d, BatchNorm2d, ConvBnReLU2dImpl>::ConvBnReLUNdImpl;
-};
-EMBER_MODULE(ConvBnReLU2d);
-class EMBER_API ConvBnReLU3dImpl : public ConvBnReLUNdImpl<Conv3d, BatchNorm3d, ConvBnReLU3dImpl> {
- public:
-  using ConvBnReLUNdImpl<Conv3d, BatchNorm3d, ConvBnReLU3dImpl>::ConvBnReLUNdImpl;
-};
-EMBER_MODULE(ConvBnReLU3d);
-class EMBER_API BNReLU2dImpl : public BNReLUNdImpl<BatchNorm2d, BNReLU2dImpl> {
- public:
-  using BNReLUNdImpl<BatchNorm2d, BNReLU2dImpl>::BNReLUNdImpl;
-};
-EMBER_MODULE(BNReLU2d);
-class EMBER_API BNReLU3dImpl : public BNReLUNdImpl<BatchNorm3d, BNReLU3dImpl> {
- public:
-  using BNReLUNdImpl<BatchNorm3d, BNReLU3dImpl>::BNReLUNdImpl;
-};
-EMBER_MODULE(BNReLU3d);
+// class NameImpl : public Base<Parts..., NameImpl> with Base's constructors, and its holder.
+#define EMBER_FUSED_MODULE(Name, Base, ...)                           \
+  class EMBER_API Name##Impl : public Base<__VA_ARGS__, Name##Impl> { \
+   public:                                                            \
+    using Base<__VA_ARGS__, Name##Impl>::Base;                        \
+  };                                                                  \
+  EMBER_MODULE(Name)
+
+EMBER_FUSED_MODULE(ConvReLU1d, ConvReLUNdImpl, Conv1d);
+EMBER_FUSED_MODULE(ConvReLU2d, ConvReLUNdImpl, Conv2d);
+EMBER_FUSED_MODULE(ConvReLU3d, ConvReLUNdImpl, Conv3d);
+EMBER_FUSED_MODULE(ConvBn1d, ConvBnNdImpl, Conv1d, BatchNorm1d);
+EMBER_FUSED_MODULE(ConvBn2d, ConvBnNdImpl, Conv2d, BatchNorm2d);
+EMBER_FUSED_MODULE(ConvBn3d, ConvBnNdImpl, Conv3d, BatchNorm3d);
+EMBER_FUSED_MODULE(ConvBnReLU1d, ConvBnReLUNdImpl, Conv1d, BatchNorm1d);
+EMBER_FUSED_MODULE(ConvBnReLU2d, ConvBnReLUNdImpl, Conv2d, BatchNorm2d);
+EMBER_FUSED_MODULE(ConvBnReLU3d, ConvBnReLUNdImpl, Conv3d, BatchNorm3d);
+EMBER_FUSED_MODULE(BNReLU2d, BNReLUNdImpl, BatchNorm2d);
+EMBER_FUSED_MODULE(BNReLU3d, BNReLUNdImpl, BatchNorm3d);
+#undef EMBER_FUSED_MODULE
 
 /// A linear layer followed by a ReLU.
 class EMBER_API LinearReLUImpl : public Cloneable<LinearReLUImpl> {
