@@ -1,7 +1,7 @@
-// The CPU kernel of the fused Adagrad update (kernels/common/optim_functors.h AdagradStep):
+// The CPU kernel of the fused Adagrad update (kernels/common/optim_step_adagrad.h AdagradStep):
 // src/optim/adagrad.cpp's op chain, one pass per parameter, every parameter of a group in one call.
 // A translation unit of its own: kernels compile one per file, with the kernels' flags.
-// Before any include: no FMA contraction in this file (kernels/common/optim_functors.h fuses
+// Before any include: no FMA contraction in this file (kernels/common/optim_math.h fuses
 // exactly the products the op chain's kernels fuse, with std::fma).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("fp-contract=off")

@@ -1,9 +1,9 @@
 // CUDA kernels of the fused optimizer updates (the `*_update` rows of op_table_optim.h): the
-// functors of kernels/common/optim_functors.h, one thread per element, the tensor list handed over
-// in the kernel's parameters (multi-tensor: up to kMaxTensors tensors a launch, each cut into
-// chunks of kChunk elements, one block per chunk). Numerically the op chain on CUDA: nvcc fuses
-// a·b + c where the op chain's one-op kernels do (OptimMath::madd) and nowhere else
-// (OptimMath::mul), and the square roots are IEEE (-prec-sqrt, nvcc's default).
+// functors of kernels/common/optim_functors.h (one header per family), one thread per element, the
+// tensor list handed over in the kernel's parameters (multi-tensor: up to kMaxTensors tensors a
+// launch, each cut into chunks of kChunk elements, one block per chunk). Numerically the op chain
+// on CUDA: nvcc fuses a·b + c where the op chain's one-op kernels do (OptimMath::madd) and nowhere
+// else (OptimMath::mul), and the square roots are IEEE (-prec-sqrt, nvcc's default).
 #include <cuda_runtime.h>
 
 #include <algorithm>
