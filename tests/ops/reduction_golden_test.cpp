@@ -15,7 +15,7 @@
 
 using namespace ember;
 
-namespace {
+namespace reduction_golden_test {
 
 // ---------------------------------------------------------------------------------------------
 // Golden data: one runner per op, calling Ember the way the case's `call` line says (argument
@@ -155,4 +155,4 @@ TEST(ReductionGoldenCoverage, EveryGoldenOpHasARunner) {
   expect_every_op_has_runner(golden(), runners(), 20);
 }
 
-}  // namespace
+}  // namespace reduction_golden_test

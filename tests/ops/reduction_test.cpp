@@ -14,7 +14,7 @@
 using namespace ember;
 using namespace reduction_test;
 
-namespace {
+namespace reduction_test {
 
 // ---------------------------------------------------------------------------------------------
 // Loop shapes: dense inner rows, outer (column tiles), strided, split over threads.
@@ -458,9 +458,9 @@ TEST(ReductionErrors, RepeatedDimsAndBadK) {
   expect_error<Error>([&] { x.topk(-1); }, {"topk", "k = -1"});
 }
 
-}  // namespace
+}  // namespace reduction_test
 
-namespace {
+namespace reduction_test {
 // all/any split a long reduction over threads; their bool partial results once lived in a
 // std::vector<bool>, whose packed bits made neighbouring threads' writes race (all() came out
 // false about once in a thousand calls). Many calls on tensors just past the split threshold.
@@ -485,4 +485,4 @@ TEST(ReductionThreads, AllAnyPartialResultsDoNotRace) {
   set_num_threads(saved);
   EXPECT_EQ(wrong, 0);
 }
-}  // namespace
+}  // namespace reduction_test

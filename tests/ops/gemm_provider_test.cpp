@@ -1,0 +1,94 @@
+// The GEMM provider choice around OpenBLAS's fallback cores (kernels/cpu/blas_core.cpp): the core
+// is reported, a forced old core (OPENBLAS_CORETYPE=Prescott, as tools/test.sh runs the GEMM tests
+// a second time) is recognised as a fallback, and the Eigen float64 path it then takes is exact
+// for every operand layout, alpha/beta and a NaN-filled C with beta = 0.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ember/ember.h"
+#include "kernels/cpu/gemm_cpu.h"
+
+// A named namespace: the test sources are compiled as unity files.
+namespace gemm_provider_test {
+
+bool gemm_provider_cpu_has_avx2() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+TEST(GemmProvider, OpenblasCoreIsReported) {
+  const std::string core = ember::cpu::openblas_core();
+  EXPECT_FALSE(core.empty());
+  EXPECT_NE(core, "unknown");
+}
+
+TEST(GemmProvider, ForcedOldCoreIsAFallback) {
+  const char* forced = std::getenv("OPENBLAS_CORETYPE");
+  if (forced == nullptr || std::string(forced) != "Prescott" || !gemm_provider_cpu_has_avx2())
+    GTEST_SKIP() << "runs under OPENBLAS_CORETYPE=Prescott on an AVX2 CPU (tools/test.sh)";
+  EXPECT_EQ(std::string(ember::cpu::openblas_core()), "Prescott");
+  EXPECT_TRUE(ember::cpu::openblas_core_is_fallback());
+}
+
+// Row-major op(X) element (i, j) of a matrix stored with leading dimension ld.
+double gemm_provider_at(const std::vector<double>& x, bool trans, int64_t ld, int64_t i,
+                        int64_t j) {
+  return trans ? x[static_cast<size_t>(j * ld + i)] : x[static_cast<size_t>(i * ld + j)];
+}
+
+TEST(GemmProvider, EigenDgemmMatchesReferenceForEveryLayout) {
+  const int64_t m = 37, n = 29, k = 53;
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (double beta : {0.0, 1.0, -0.5}) {
+        // Leading dimensions wider than the rows, so strides are honoured, not assumed.
+        const int64_t lda = (ta ? m : k) + 3, ldb = (tb ? k : n) + 2, ldc = n + 5;
+        std::vector<double> a(static_cast<size_t>((ta ? k : m) * lda)),
+            b(static_cast<size_t>((tb ? n : k) * ldb)), c(static_cast<size_t>(m * ldc));
+        for (size_t i = 0; i < a.size(); ++i) a[i] = std::sin(0.37 * double(i)) + 0.1;
+        for (size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.11 * double(i)) - 0.2;
+        for (size_t i = 0; i < c.size(); ++i)
+          c[i] = beta == 0.0 ? std::numeric_limits<double>::quiet_NaN() : std::sin(double(i));
+        const std::vector<double> c0 = c;
+        const double alpha = 1.75;
+        ember::cpu::eigen_dgemm(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta,
+                                c.data(), ldc);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double acc = 0, mag = 0;
+            for (int64_t q = 0; q < k; ++q) {
+              const double t =
+                  gemm_provider_at(a, ta, lda, i, q) * gemm_provider_at(b, tb, ldb, q, j);
+              acc += t;
+              mag += std::abs(t);
+            }
+            const double c_in = c0[static_cast<size_t>(i * ldc + j)];
+            const double expected = alpha * acc + (beta == 0.0 ? 0.0 : beta * c_in);
+            const double tol = 8 * std::numeric_limits<double>::epsilon() *
+                               (std::abs(alpha) * mag + std::abs(beta * (beta == 0.0 ? 0 : c_in)));
+            ASSERT_NEAR(c[static_cast<size_t>(i * ldc + j)], expected, tol)
+                << "ta=" << ta << " tb=" << tb << " beta=" << beta << " at (" << i << ", " << j
+                << ")";
+          }
+        // The padding between rows of C is not touched.
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = n; j < ldc; ++j) {
+            const size_t at = static_cast<size_t>(i * ldc + j);
+            if (std::isnan(c0[at]))
+              EXPECT_TRUE(std::isnan(c[at]));
+            else
+              EXPECT_EQ(c[at], c0[at]);
+          }
+      }
+}
+
+}  // namespace gemm_provider_test
