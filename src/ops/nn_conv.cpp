@@ -121,23 +121,26 @@ void conv_fix_output(const char* op, const Tensor& x, const Tensor& weight, Conv
   }
 }
 
+// `relu`: the fused convolution_relu path (conv_relu_core, which records nothing).
 Tensor conv_run(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
                 int spatial, IntArrayRef stride, const std::vector<int64_t>& pad_l,
-                const std::vector<int64_t>& pad_r, IntArrayRef dilation, int64_t groups) {
+                const std::vector<int64_t>& pad_r, IntArrayRef dilation, int64_t groups,
+                bool relu = false) {
   const Tensor x = conv_check(op, input, weight, bias, spatial, groups, false);
   ConvGeometry g =
       conv_geometry(op, spatial, conv_expand(op, "stride", stride, spatial), pad_l, pad_r,
                     conv_expand(op, "dilation", dilation, spatial), groups, false);
   conv_fix_output(op, x, weight, g);
-  Tensor y = conv_detail::conv_core(x, weight, bias, g);
+  Tensor y = relu ? conv_detail::conv_relu_core(x, weight, bias, g)
+                  : conv_detail::conv_core(x, weight, bias, g);
   return input.dim() == spatial + 1 ? y.squeeze(0) : y;
 }
 
 Tensor conv_padded(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
                    int spatial, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
-                   int64_t groups) {
+                   int64_t groups, bool relu = false) {
   const std::vector<int64_t> pad = conv_expand(op, "padding", padding, spatial);
-  return conv_run(op, input, weight, bias, spatial, stride, pad, pad, dilation, groups);
+  return conv_run(op, input, weight, bias, spatial, stride, pad, pad, dilation, groups, relu);
 }
 
 Tensor conv_string_padded(const char* op, const Tensor& input, const Tensor& weight,
@@ -239,22 +242,14 @@ Tensor convolution_relu(const Tensor& input, const Tensor& weight, const Tensor&
     // Recorded (or no fused kernel here): the two ops, relu in place when nothing records.
     Tensor y = convolution(input, weight, bias, stride, padding, dilation, /*transposed=*/false,
                            IntArrayRef(), groups);
-    if (autograd::needs_grad(y)) return relu(y);
-    y.clamp_min_(0);
-    return y;
+    return autograd::needs_grad(y) ? relu(y) : relu_(y);
   }
   const int spatial = static_cast<int>(weight.dim()) - 2;
   EMBER_CHECK_VALUE(spatial >= 1 && spatial <= 3,
                     "convolution_relu: expected a 3-D, 4-D or 5-D weight, got weight {}",
                     weight.sizes());
-  const char* op = "convolution_relu";
-  const Tensor x = conv_check(op, input, weight, bias, spatial, groups, false);
-  const std::vector<int64_t> pad = conv_expand(op, "padding", padding, spatial);
-  ConvGeometry g = conv_geometry(op, spatial, conv_expand(op, "stride", stride, spatial), pad, pad,
-                                 conv_expand(op, "dilation", dilation, spatial), groups, false);
-  conv_fix_output(op, x, weight, g);
-  Tensor y = conv_detail::conv_relu_core(x, weight, bias, g);
-  return input.dim() == spatial + 1 ? y.squeeze(0) : y;
+  return conv_padded("convolution_relu", input, weight, bias, spatial, stride, padding, dilation,
+                     groups, /*relu=*/true);
 }
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,

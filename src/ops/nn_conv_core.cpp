@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/shape.h"
 #include "kernels/common/conv_params.h"
@@ -177,7 +178,7 @@ Tensor conv_relu_core(const Tensor& input, const Tensor& weight, const Tensor& b
                       const ConvGeometry& g) {
   ConvOperands o = conv_operands(input, weight, bias, g);
   if (o.empty_sum)
-    o.y.clamp_min_(0);
+    relu_(o.y);
   else
     conv_run_forward(g, o.x, o.w, o.b, o.y, o.cl, /*relu=*/true);
   return o.y;

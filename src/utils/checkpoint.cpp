@@ -38,6 +38,28 @@ class MarkerNode final : public Node {
   void apply(ArrayRef<Tensor>, autograd::variable_list&) override {}
 };
 
+// Python's fork_rng for a scope: the default generator runs from `state` (when defined), and
+// gets its own state back at the end.
+class ForkedRng {
+ public:
+  explicit ForkedRng(const Tensor& state) {
+    if (!state.defined()) return;
+    std::lock_guard<std::mutex> lock(default_generator().mutex());
+    saved_ = default_generator().get_state();
+    default_generator().set_state(state);
+  }
+  ~ForkedRng() {
+    if (!saved_.defined()) return;
+    std::lock_guard<std::mutex> lock(default_generator().mutex());
+    default_generator().set_state(saved_);
+  }
+  ForkedRng(const ForkedRng&) = delete;
+  ForkedRng& operator=(const ForkedRng&) = delete;
+
+ private:
+  Tensor saved_;
+};
+
 class CheckpointNode final : public Node {
  public:
   std::string name() const override { return "CheckpointFunctionBackward"; }
@@ -47,23 +69,14 @@ class CheckpointNode final : public Node {
                 "checkpoint: backward through a checkpointed call a second time; its inputs were "
                 "freed after the first (pass retain_graph=true to the first backward)");
     // Recompute, with the first run's random state; the global state moves on as if this did
-    // not draw (Python's fork_rng).
-    Tensor rng_now;
-    if (rng_state_.defined()) {
-      std::lock_guard<std::mutex> lock(default_generator().mutex());
-      rng_now = default_generator().get_state();
-      default_generator().set_state(rng_state_);
-    }
+    // not draw (Python's fork_rng), also when the function throws.
     std::vector<Tensor> inputs = fresh_leaves(inputs_);
     std::vector<Tensor> outputs;
-    try {
+    {
+      ForkedRng fork(rng_state_);
       autograd::AutoGradMode enable(true);
       outputs = fn_(inputs);
-    } catch (...) {
-      if (rng_now.defined()) default_generator().set_state(rng_now);
-      throw;
     }
-    if (rng_now.defined()) default_generator().set_state(rng_now);
     EMBER_CHECK(outputs.size() == num_inputs(),
                 "checkpoint: the recomputation returned {} tensors, the first run {}",
                 outputs.size(), num_inputs());

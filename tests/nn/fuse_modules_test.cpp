@@ -215,6 +215,24 @@ TEST(FuseModules, SequentialCallsTheFusedModules) {
 
 // Python moves the first layer's forward pre-hooks and the last one's forward hooks to the fused
 // module; here they are on both, and each runs once per call whichever path the model takes.
+// Containers with their own entry lists see the fused modules when iterated, as Python's do.
+TEST(FuseModules, ModuleListAndModuleDictEntriesReplaced) {
+  nn::ModuleList list(nn::Conv2d(2, 3, 1), nn::ReLU());
+  list->eval();
+  nn::utils::fuse_modules(list, {{"0", "1"}});
+  EXPECT_TRUE(list->ptr<nn::intrinsic::ConvReLU2dImpl>(0));
+  EXPECT_TRUE(list->ptr<nn::IdentityImpl>(1));
+  EXPECT_EQ((*list->begin()).get(), list->named_children()["0"].get());
+  nn::ModuleDict dict({{"fc", std::make_shared<nn::LinearImpl>(3, 2)},
+                       {"act", std::make_shared<nn::ReLUImpl>()}});
+  nn::utils::fuse_modules(dict, {{"fc", "act"}});
+  EXPECT_TRUE(std::dynamic_pointer_cast<nn::intrinsic::LinearReLUImpl>(dict["fc"]));
+  EXPECT_TRUE(std::dynamic_pointer_cast<nn::IdentityImpl>(dict["act"]));
+  EXPECT_EQ(dict["fc"].get(), dict->named_children()["fc"].get());
+  auto fused = std::dynamic_pointer_cast<nn::intrinsic::LinearReLUImpl>(dict["fc"]);
+  EXPECT_THROW((*fused)[2], IndexError);
+}
+
 TEST(FuseModules, HooksRunOncePerCall) {
   manual_seed(5);
   int pre = 0, post = 0;

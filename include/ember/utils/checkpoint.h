@@ -48,25 +48,18 @@ auto checkpoint(Fn&& fn, Args&&... args) {
   using Last = std::decay_t<std::tuple_element_t<n_args - 1, std::tuple<Args...>>>;
   constexpr bool has_flag = std::is_same_v<Last, bool>;
   constexpr size_t n_tensors = has_flag ? n_args - 1 : n_args;
-  auto all = std::forward_as_tuple(std::forward<Args>(args)...);
   std::vector<Tensor> inputs;
   bool preserve = true;
-  std::apply(
-      [&](auto&&... a) {
-        size_t i = 0;
-        auto take = [&](auto&& v) {
-          if constexpr (std::is_same_v<std::decay_t<decltype(v)>, bool>) {
-            preserve = v;
-          } else {
-            static_assert(detail::is_tensor_arg<decltype(v)>,
-                          "checkpoint: the inputs must be Tensors (then an optional bool)");
-            inputs.push_back(v);
-          }
-          ++i;
-        };
-        (take(a), ...);
-      },
-      all);
+  auto take = [&](auto&& v) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(v)>, bool>) {
+      preserve = v;
+    } else {
+      static_assert(detail::is_tensor_arg<decltype(v)>,
+                    "checkpoint: the inputs must be Tensors (then an optional bool)");
+      inputs.push_back(v);
+    }
+  };
+  (take(std::forward<Args>(args)), ...);
   using Result = decltype(detail::call_with(fn, inputs, std::make_index_sequence<n_tensors>{}));
   static_assert(std::is_same_v<std::decay_t<Result>, Tensor> ||
                     std::is_same_v<std::decay_t<Result>, std::vector<Tensor>>,

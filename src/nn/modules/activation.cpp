@@ -12,8 +12,7 @@ namespace ember::nn {
 namespace F = functional;
 
 Tensor ReLUImpl::forward(Tensor input) {
-  if (EMBER_UNLIKELY(_fused_forward.active()))
-    return _fused_forward(*this, input);
+  if (EMBER_UNLIKELY(_fused_forward.active())) return _fused_forward(*this, input);
   return F::relu(input, options);
 }
 void ReLUImpl::pretty_print(std::ostream& stream) const {

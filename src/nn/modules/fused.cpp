@@ -11,9 +11,11 @@
 namespace ember::nn::intrinsic {
 
 Tensor detail::relu_fresh(Tensor y) {
-  if (autograd::needs_grad(y)) return ember::relu(y);
-  y.clamp_min_(0);
-  return y;
+  return autograd::needs_grad(y) ? ember::relu(y) : ember::relu_(y);
+}
+
+Tensor detail::linear_relu(const LinearImpl& linear, const Tensor& input) {
+  return relu_fresh(functional::linear(input, linear.weight, linear.bias));
 }
 
 std::shared_ptr<Module> detail::fused_part(const Module& fused, size_t index) {
@@ -26,20 +28,12 @@ std::shared_ptr<Module> detail::fused_part(const Module& fused, size_t index) {
 LinearReLUImpl::LinearReLUImpl(Linear linear_, ReLU relu_)
     : linear(register_module("0", std::move(linear_))),
       relu(register_module("1", std::move(relu_))) {}
-Tensor LinearReLUImpl::forward(const Tensor& input) {
-  return detail::relu_fresh(functional::linear(input, linear->weight, linear->bias));
-}
-std::shared_ptr<Module> LinearReLUImpl::operator[](size_t index) const {
-  return detail::fused_part(*this, index);
-}
+Tensor LinearReLUImpl::forward(const Tensor& input) { return detail::linear_relu(*linear, input); }
 
 LinearBn1dImpl::LinearBn1dImpl(Linear linear_, BatchNorm1d bn_)
     : linear(register_module("0", std::move(linear_))), bn(register_module("1", std::move(bn_))) {}
 Tensor LinearBn1dImpl::forward(const Tensor& input) {
   return bn->unfused_forward(functional::linear(input, linear->weight, linear->bias));
-}
-std::shared_ptr<Module> LinearBn1dImpl::operator[](size_t index) const {
-  return detail::fused_part(*this, index);
 }
 
 }  // namespace ember::nn::intrinsic

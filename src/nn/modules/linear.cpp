@@ -40,8 +40,7 @@ void LinearImpl::reset_parameters() {
 }
 
 Tensor LinearImpl::forward(const Tensor& input) {
-  if (EMBER_UNLIKELY(_fused_forward.active()))
-    return _fused_forward(*this, input);
+  if (EMBER_UNLIKELY(_fused_forward.active())) return _fused_forward(*this, input);
   return functional::linear(input, weight, bias);
 }
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "ember/nn/functional/linear.h"
+#include "ember/nn/modules/container/module_list.h"
 #include "ember/nn/modules/container/sequential.h"
 #include "ember/nn/modules/fused.h"
 #include "ember/nn/utils/fusion.h"
@@ -26,7 +26,6 @@ using intrinsic::BNReLU3dImpl;
 
 // One named layer of a group: its parent, its name there, the object.
 struct Slot {
-  std::string path;
   Module* parent = nullptr;
   std::shared_ptr<Module> parent_owner;  // keeps a nested parent alive
   std::string name;
@@ -35,7 +34,6 @@ struct Slot {
 
 Slot resolve(Module& model, const std::string& path) {
   Slot s;
-  s.path = path;
   const size_t dot = path.rfind('.');
   if (dot == std::string::npos) {
     s.parent = &model;
@@ -53,14 +51,20 @@ Slot resolve(Module& model, const std::string& path) {
   return s;
 }
 
-// Puts `replacement` under the slot's name, in a Sequential's call list too.
+// Puts `replacement` under the slot's name, in a container's own list too (Sequential's call
+// list, ModuleList's and ModuleDict's entries), so iterating the container sees it.
 template <class M>
 void install(const Slot& slot, const std::shared_ptr<M>& replacement) {
   if (replacement.get() == slot.module.get()) return;
+  if (auto* dict = dynamic_cast<ModuleDictImpl*>(slot.parent))
+    return dict->insert(slot.name, replacement);  // replaces registry and entry
   slot.parent->replace_module(slot.name, std::shared_ptr<Module>(replacement));
   if (auto* seq = dynamic_cast<SequentialImpl*>(slot.parent)) {
     for (AnyModule& entry : *seq)
       if (entry.ptr().get() == slot.module.get()) entry = AnyModule(replacement);
+  } else if (auto* list = dynamic_cast<ModuleListImpl*>(slot.parent)) {
+    for (std::shared_ptr<Module>& entry : *list)
+      if (entry.get() == slot.module.get()) entry = replacement;
   }
 }
 
@@ -94,12 +98,11 @@ Tensor conv_relu_forward(Module& layer, const Tensor& x) {
   return static_cast<ConvImpl&>(layer)._conv_relu_forward(x);
 }
 Tensor linear_relu_forward(Module& layer, const Tensor& x) {
-  auto& lin = static_cast<LinearImpl&>(layer);
-  return intrinsic::detail::relu_fresh(functional::linear(x, lin.weight, lin.bias));
+  return intrinsic::detail::linear_relu(static_cast<LinearImpl&>(layer), x);
 }
 template <class BnImpl>
 Tensor bn_relu_forward(Module& layer, const Tensor& x) {
-  return intrinsic::detail::relu_fresh(static_cast<BnImpl&>(layer).unfused_forward(x));
+  return intrinsic::detail::bn_relu(static_cast<BnImpl&>(layer), x);
 }
 
 std::string type_list(const std::vector<Slot>& slots) {

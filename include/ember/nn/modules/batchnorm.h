@@ -98,8 +98,7 @@ class BatchNormImplBase : public NormImplBase<D, Derived, BatchNormOptions> {
 
   /// input [N, C, *] -> the same shape (and layout).
   Tensor forward(const Tensor& input) {
-    if (EMBER_UNLIKELY(_fused_forward.active()))
-      return _fused_forward(*this, input);
+    if (EMBER_UNLIKELY(_fused_forward.active())) return _fused_forward(*this, input);
     return unfused_forward(input);
   }
   /// The batch norm itself, whether or not this layer was fused (the fused modules run it).

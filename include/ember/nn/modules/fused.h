@@ -27,28 +27,43 @@ namespace ember::nn::intrinsic {
 namespace detail {
 /// relu(y) for a fresh y: in place when nothing records, else the differentiable op.
 EMBER_API Tensor relu_fresh(Tensor y);
-/// "ConvReLU2d" etc. is checked here: a fused module's parts must be children "0", "1", ...
+/// What LinearReLU and BNReLU*d compute from their first part alone (fuse_modules has a member-held
+/// Linear or BatchNorm compute it too).
+EMBER_API Tensor linear_relu(const LinearImpl& linear, const Tensor& input);
+/// Part `index` of a fused module (its child named by the index); an IndexError past the last.
 EMBER_API std::shared_ptr<Module> fused_part(const Module& fused, size_t index);
+template <class BatchNormImpl>
+Tensor bn_relu(BatchNormImpl& bn, const Tensor& input) {
+  return relu_fresh(bn.unfused_forward(input));
+}
 }  // namespace detail
+
+/// What every fused module shares: its parts by position, as Python's _FusedModule (a
+/// Sequential) gives them.
+template <class Derived>
+class FusedModule : public Cloneable<Derived> {
+ public:
+  /// Part `index` (children "0", "1", ...).
+  std::shared_ptr<Module> operator[](size_t index) const {
+    return detail::fused_part(*this, index);
+  }
+};
 
 /// A convolution followed by a ReLU (ConvReLU1d/2d/3d).
 template <class Conv, class Derived>
-class ConvReLUNdImpl : public Cloneable<Derived> {
+class ConvReLUNdImpl : public FusedModule<Derived> {
  public:
   ConvReLUNdImpl(Conv conv_, ReLU relu_)
       : conv(this->register_module("0", std::move(conv_))),
         relu(this->register_module("1", std::move(relu_))) {}
   Tensor forward(const Tensor& input) { return conv->_conv_relu_forward(input); }
-  std::shared_ptr<Module> operator[](size_t index) const {
-    return detail::fused_part(*this, index);
-  }
   Conv conv;
   ReLU relu;
 };
 
 /// A convolution followed by a batch norm (ConvBn1d/2d/3d): bn(conv(x)).
 template <class Conv, class BatchNorm, class Derived>
-class ConvBnNdImpl : public Cloneable<Derived> {
+class ConvBnNdImpl : public FusedModule<Derived> {
  public:
   ConvBnNdImpl(Conv conv_, BatchNorm bn_)
       : conv(this->register_module("0", std::move(conv_))),
@@ -56,16 +71,13 @@ class ConvBnNdImpl : public Cloneable<Derived> {
   Tensor forward(const Tensor& input) {
     return bn->unfused_forward(conv->_conv_forward(input, conv->weight));
   }
-  std::shared_ptr<Module> operator[](size_t index) const {
-    return detail::fused_part(*this, index);
-  }
   Conv conv;
   BatchNorm bn;
 };
 
 /// A convolution, a batch norm and a ReLU (ConvBnReLU1d/2d/3d): relu(bn(conv(x))).
 template <class Conv, class BatchNorm, class Derived>
-class ConvBnReLUNdImpl : public Cloneable<Derived> {
+class ConvBnReLUNdImpl : public FusedModule<Derived> {
  public:
   ConvBnReLUNdImpl(Conv conv_, BatchNorm bn_, ReLU relu_)
       : conv(this->register_module("0", std::move(conv_))),
@@ -74,9 +86,6 @@ class ConvBnReLUNdImpl : public Cloneable<Derived> {
   Tensor forward(const Tensor& input) {
     return detail::relu_fresh(bn->unfused_forward(conv->_conv_forward(input, conv->weight)));
   }
-  std::shared_ptr<Module> operator[](size_t index) const {
-    return detail::fused_part(*this, index);
-  }
   Conv conv;
   BatchNorm bn;
   ReLU relu;
@@ -84,15 +93,12 @@ class ConvBnReLUNdImpl : public Cloneable<Derived> {
 
 /// A batch norm followed by a ReLU (BNReLU2d/3d).
 template <class BatchNorm, class Derived>
-class BNReLUNdImpl : public Cloneable<Derived> {
+class BNReLUNdImpl : public FusedModule<Derived> {
  public:
   BNReLUNdImpl(BatchNorm bn_, ReLU relu_)
       : bn(this->register_module("0", std::move(bn_))),
         relu(this->register_module("1", std::move(relu_))) {}
-  Tensor forward(const Tensor& input) { return detail::relu_fresh(bn->unfused_forward(input)); }
-  std::shared_ptr<Module> operator[](size_t index) const {
-    return detail::fused_part(*this, index);
-  }
+  Tensor forward(const Tensor& input) { return detail::bn_relu(*bn, input); }
   BatchNorm bn;
   ReLU relu;
 };
@@ -119,22 +125,20 @@ EMBER_FUSED_MODULE(BNReLU3d, BNReLUNdImpl, BatchNorm3d);
 #undef EMBER_FUSED_MODULE
 
 /// A linear layer followed by a ReLU.
-class EMBER_API LinearReLUImpl : public Cloneable<LinearReLUImpl> {
+class EMBER_API LinearReLUImpl : public FusedModule<LinearReLUImpl> {
  public:
   LinearReLUImpl(Linear linear_, ReLU relu_);
   Tensor forward(const Tensor& input);
-  std::shared_ptr<Module> operator[](size_t index) const;
   Linear linear;
   ReLU relu;
 };
 EMBER_MODULE(LinearReLU);
 
 /// A linear layer followed by a BatchNorm1d over its features: bn(linear(x)).
-class EMBER_API LinearBn1dImpl : public Cloneable<LinearBn1dImpl> {
+class EMBER_API LinearBn1dImpl : public FusedModule<LinearBn1dImpl> {
  public:
   LinearBn1dImpl(Linear linear_, BatchNorm1d bn_);
   Tensor forward(const Tensor& input);
-  std::shared_ptr<Module> operator[](size_t index) const;
   Linear linear;
   BatchNorm1d bn;
 };
