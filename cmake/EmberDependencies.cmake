@@ -7,6 +7,8 @@
 #   OpenMP    (libgomp, gcc)     parallel_for
 #   zlib      (zlib1g-dev)       gzip-compressed data sets (Fashion-MNIST IDX files)
 #   SLEEF     (libsleef-dev)     vectorised exp/log/erf/tanh/... for the float32 CPU kernels
+#   Gloo      (libgloo-dev)      collectives over TCP for ember::distributed (its own library,
+#                                libember_distributed.so; built only where Gloo is found)
 #   Eigen     (libeigen3-dev)    header-only dgemm, compiled for the CPU Ember runs on: float64 GEMM
 #                                when OpenBLAS falls back to an old core (kernels/cpu/blas_core.cpp)
 find_package(fmt REQUIRED)
@@ -33,3 +35,13 @@ endif()
 target_include_directories(ember_deps SYSTEM INTERFACE ${OPENBLAS_INCLUDE_DIR})
 target_link_libraries(ember_deps INTERFACE fmt::fmt OpenMP::OpenMP_CXX ZLIB::ZLIB
   DNNL::dnnl ${OPENBLAS_LIBRARY})
+
+find_path(GLOO_INCLUDE_DIR gloo/context.h)
+find_library(GLOO_LIBRARY NAMES gloo)
+if(GLOO_INCLUDE_DIR AND GLOO_LIBRARY)
+  set(EMBER_WITH_DISTRIBUTED ON)
+  message(STATUS "Ember: Gloo ${GLOO_LIBRARY} (ember_distributed)")
+else()
+  set(EMBER_WITH_DISTRIBUTED OFF)
+  message(WARNING "Ember: Gloo not found (libgloo-dev): building without ember_distributed")
+endif()

@@ -9,7 +9,7 @@ set -euo pipefail
 # libdnnl-dev, which --no-install-recommends skips; without it configuring fails).
 packages=(build-essential cmake ninja-build pkg-config
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev libfmt-dev zlib1g-dev libsleef-dev libeigen3-dev
-  libgtest-dev libgmock-dev libbenchmark-dev dataset-fashion-mnist fortunes)
+  libgloo-dev libgtest-dev libgmock-dev libbenchmark-dev dataset-fashion-mnist fortunes)
 for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(libtorch-dev) ;;

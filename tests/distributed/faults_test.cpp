@@ -1,0 +1,125 @@
+// Faults: a rank that dies or hangs, a wrong world size, a rank that never starts and a port in
+// use each end in a clear error within the configured timeout, never a hang.
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <thread>
+
+#include "ember/distributed/distributed.h"
+#include "tests/distributed/harness.h"
+
+namespace dist_faults_test {
+
+namespace dist = ember::distributed;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kExpectedFailure = 3;  // a worker that saw the error it was meant to see
+
+// Runs fn, which must fail with a DistError within `limit`; prints the error and exits with
+// kExpectedFailure so the parent can tell it from a crash.
+template <class Fn>
+[[noreturn]] void expect_dist_error_within(Fn&& fn, std::chrono::seconds limit) {
+  const auto start = Clock::now();
+  try {
+    fn();
+  } catch (const dist::DistError& e) {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+    std::cout << "error after " << ms.count() << " ms: " << e.what() << std::endl;
+    DIST_CHECK(Clock::now() - start < limit, "took {} ms, limit {} s", ms.count(), limit.count());
+    std::_Exit(kExpectedFailure);
+  }
+  throw std::runtime_error("expected a DistError");
+}
+
+EMBER_DIST_WORKER(peer_dies) {
+  dist::init_process_group("gloo", "env://", -1, -1, std::chrono::seconds(5));
+  dist::barrier();
+  if (dist::get_rank() == 1) std::_Exit(0);  // gone without a word
+  expect_dist_error_within(
+      [] {
+        for (int i = 0; i < 100; ++i) {
+          auto t = ember::ones({1 << 16});
+          dist::all_reduce(t);
+        }
+      },
+      std::chrono::seconds(8));
+}
+
+EMBER_DIST_WORKER(peer_hangs) {
+  dist::init_process_group("gloo", "env://", -1, -1, std::chrono::seconds(2));
+  dist::barrier();
+  if (dist::get_rank() == 1) {
+    std::this_thread::sleep_for(std::chrono::seconds(6));  // stops calling collectives
+    std::_Exit(0);
+  }
+  expect_dist_error_within(
+      [] {
+        auto t = ember::ones({16});
+        dist::all_reduce(t);
+      },
+      std::chrono::seconds(5));
+}
+
+EMBER_DIST_WORKER(init_expecting_failure) {
+  expect_dist_error_within(
+      [] { dist::init_process_group("gloo", "env://", -1, -1, std::chrono::seconds(2)); },
+      std::chrono::seconds(8));
+}
+
+void expect_failed_with(const dist_test::RankExit& e, int rank, const std::string& part) {
+  EXPECT_FALSE(e.timed_out) << "rank " << rank << " hung:\n" << e.output;
+  EXPECT_EQ(e.code, kExpectedFailure) << "rank " << rank << ":\n" << e.output;
+  EXPECT_NE(e.output.find(part), std::string::npos) << "rank " << rank << ":\n" << e.output;
+}
+
+TEST(DistFaults, APeerThatDiesFailsTheCollective) {
+  auto exits = dist_test::run_ranks({"peer_dies", 2, std::chrono::seconds(30)});
+  EXPECT_EQ(exits[1].code, 0) << exits[1].output;
+  expect_failed_with(exits[0], 0, "all_reduce (Gloo, rank 0 of 2) failed");
+}
+
+TEST(DistFaults, APeerThatHangsTimesTheCollectiveOut) {
+  auto exits = dist_test::run_ranks({"peer_hangs", 2, std::chrono::seconds(30)});
+  expect_failed_with(exits[0], 0, "all_reduce (Gloo, rank 0 of 2) failed");
+  EXPECT_EQ(exits[1].code, 0) << exits[1].output;
+}
+
+TEST(DistFaults, WrongWorldSizeIsAClearError) {
+  dist_test::Launch launch{"init_expecting_failure", 2, std::chrono::seconds(30)};
+  launch.rank_env[1] = {{"WORLD_SIZE", "3"}};
+  auto exits = dist_test::run_ranks(launch);
+  expect_failed_with(exits[1], 1, "rank 1 was given world_size 3 but rank 0 has 2");
+  expect_failed_with(exits[0], 0, "rank 0 of 2");
+}
+
+TEST(DistFaults, ARankThatNeverStartsIsATimeout) {
+  dist_test::Launch launch{"init_expecting_failure", 2, std::chrono::seconds(30)};
+  launch.ranks = {0};
+  auto exits = dist_test::run_ranks(launch);
+  expect_failed_with(exits[0], 0, "timed out");
+}
+
+TEST(DistFaults, APortInUseIsAClearError) {
+  // Hold a listening socket on a port, then ask rank 0 to serve the store there.
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(::listen(fd, 4), 0);
+  socklen_t len = sizeof(addr);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  const int port = ntohs(addr.sin_port);
+  dist_test::Launch launch{"init_expecting_failure", 1, std::chrono::seconds(30)};
+  launch.env = {{"MASTER_PORT", std::to_string(port)}};
+  auto exits = dist_test::run_ranks(launch);
+  ::close(fd);
+  expect_failed_with(exits[0], 0, fmt::format("cannot listen on 127.0.0.1:{}", port));
+}
+
+}  // namespace dist_faults_test

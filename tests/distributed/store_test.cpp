@@ -1,0 +1,113 @@
+// TCPStore and PrefixStore in one process: the master and its clients on threads.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "ember/distributed/store.h"
+#include "tests/distributed/harness.h"
+#include "tests/support/expect_error.h"
+
+namespace dist_store_test {
+
+using namespace ember::distributed;
+using namespace std::chrono_literals;
+
+std::string text(const std::vector<uint8_t>& v) { return std::string(v.begin(), v.end()); }
+
+TEST(TCPStore, SetGetAddCheckDelete) {
+  TCPStore master("127.0.0.1", 0, 2, /*is_master=*/true, 10s, /*wait_for_workers=*/false);
+  ASSERT_NE(master.port(), 0);
+  TCPStore client("127.0.0.1", master.port(), 2, false, 10s, false);
+  master.set("a", std::string("hello"));
+  EXPECT_EQ(text(client.get("a")), "hello");
+  client.set("b", std::vector<uint8_t>{});  // an empty value is a value
+  EXPECT_TRUE(master.check({"a", "b"}));
+  EXPECT_FALSE(master.check({"a", "c"}));
+  EXPECT_EQ(client.add("n", 2), 2);
+  EXPECT_EQ(master.add("n", 5), 7);
+  EXPECT_EQ(master.add("n", -1), 6);
+  EXPECT_EQ(text(client.get("n")), "6");  // counters read as decimal text, as Python's
+  EXPECT_TRUE(client.delete_key("a"));
+  EXPECT_FALSE(client.delete_key("a"));
+  EXPECT_FALSE(master.check({"a"}));
+  EXPECT_EQ(master.num_keys(), 2);  // b and n
+}
+
+TEST(TCPStore, GetWaitsForAKeySetLater) {
+  TCPStore master("127.0.0.1", 0, std::nullopt, true, 10s);
+  TCPStore client("127.0.0.1", master.port(), std::nullopt, false, 10s);
+  std::thread setter([&] {
+    std::this_thread::sleep_for(50ms);
+    master.set("late", std::string("x"));
+  });
+  EXPECT_EQ(text(client.get("late")), "x");
+  setter.join();
+}
+
+TEST(TCPStore, WaitTimesOutNamingTheMissingKeys) {
+  TCPStore master("127.0.0.1", 0, std::nullopt, true, 10s);
+  master.set("here", std::string("1"));
+  const auto start = std::chrono::steady_clock::now();
+  ember_test::expect_error<DistStoreError>(
+      [&] {
+        master.wait({"here", "missing"}, 200ms);
+      },
+      {"timed out after 200 ms", "'missing'"});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  master.set_timeout(100ms);
+  ember_test::expect_error<DistStoreError>([&] { master.get("never"); }, {"'never'"});
+}
+
+TEST(TCPStore, MasterWaitsForWorkersAndTimesOut) {
+  ember_test::expect_error<DistStoreError>(
+      [] { TCPStore master("127.0.0.1", 0, 3, true, 300ms, /*wait_for_workers=*/true); },
+      {"only 1 of 3 workers connected"});
+}
+
+TEST(TCPStore, PortInUseIsAClearError) {
+  TCPStore first("127.0.0.1", 0, std::nullopt, true, 10s);
+  ember_test::expect_error<DistNetworkError>(
+      [&] { TCPStore second("127.0.0.1", first.port(), std::nullopt, true, 1s); },
+      {"cannot listen on 127.0.0.1:" + std::to_string(first.port()), "in use"});
+}
+
+TEST(TCPStore, ClientWithoutMasterFailsAtTheTimeout) {
+  const int port = dist_test::free_port();
+  const auto start = std::chrono::steady_clock::now();
+  ember_test::expect_error<DistNetworkError>(
+      [&] { TCPStore c("127.0.0.1", static_cast<uint16_t>(port), std::nullopt, false, 300ms); },
+      {"could not connect to the master at 127.0.0.1:" + std::to_string(port), "within 300 ms"});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+}
+
+TEST(TCPStore, ClientSeesTheMasterGo) {
+  auto master = std::make_unique<TCPStore>("127.0.0.1", 0, std::nullopt, true, 10s);
+  TCPStore client("127.0.0.1", master->port(), std::nullopt, false, 2s);
+  client.set("k", std::string("v"));
+  master.reset();
+  ember_test::expect_error<ember::distributed::DistError>([&] { client.add("k2", 1); },
+                                                          {"TCPStore"});
+}
+
+TEST(TCPStore, RefusesOversizedKeys) {
+  TCPStore master("127.0.0.1", 0, std::nullopt, true, 10s);
+  ember_test::expect_error<DistStoreError>(
+      [&] { master.set(std::string(70000, 'k'), std::string("v")); }, {"longer than the limit"});
+}
+
+TEST(PrefixStore, KeysLiveUnderThePrefix) {
+  auto master = std::make_shared<TCPStore>("127.0.0.1", 0, std::nullopt, true, 10s);
+  PrefixStore a("groupA", master);
+  PrefixStore b("groupB", master);
+  a.set("k", std::string("1"));
+  b.set("k", std::string("2"));
+  EXPECT_EQ(text(a.get("k")), "1");
+  EXPECT_EQ(text(b.get("k")), "2");
+  EXPECT_EQ(text(master->get("groupA/k")), "1");
+  EXPECT_EQ(a.add("c", 3), 3);
+  EXPECT_TRUE(b.check({"k"}));
+  EXPECT_FALSE(b.check({"c"}));
+  ember_test::expect_error<ember::ValueError>([] { PrefixStore p("x", nullptr); }, {"null"});
+}
+
+}  // namespace dist_store_test
