@@ -178,7 +178,13 @@ void Reducer::reset_iteration() {
 void Reducer::prepare_for_backward(const std::vector<Tensor>& outputs) {
   reset_iteration();
   armed_ = true;
-  if (!options_.find_unused_parameters()) return;
+  // static_graph: the first iteration's unused parameters stand for every iteration (Python's
+  // static_graph also finds them once, with or without find_unused_parameters).
+  if (options_.static_graph() && iterations_ > 0) {
+    unused_ = static_unused_;
+    return;
+  }
+  if (!options_.find_unused_parameters() && !options_.static_graph()) return;
   // Every node the outputs' graph reaches; a parameter whose gradient accumulator is not among
   // them gets no gradient from this backward.
   std::unordered_set<const autograd::Node*> reached;
@@ -202,6 +208,7 @@ void Reducer::prepare_for_backward(const std::vector<Tensor>& outputs) {
         fn && fn->num_outputs() > 0 ? fn->next_edge(0).function.get() : nullptr;
     if (!acc || !reached.count(acc)) unused_.push_back(i);
   }
+  if (options_.static_graph()) static_unused_ = unused_;
 }
 
 void Reducer::on_grad_ready(size_t index) {
@@ -268,11 +275,14 @@ void Reducer::finalize() {
   armed_ = false;
   // With unused parameters: which ones some rank used (a parameter no rank used keeps .grad).
   std::vector<char> globally_used(params_.size(), 1);
-  if (options_.find_unused_parameters()) {
+  if (options_.find_unused_parameters() || (options_.static_graph() && iterations_ == 0)) {
     Tensor used = empty({static_cast<int64_t>(params_.size())}, TensorOptions().dtype(kInt));
     for (size_t i = 0; i < params_.size(); ++i) used.data_ptr<int32_t>()[i] = locally_used_[i];
     group_->allreduce(used, distributed::ReduceOp::MAX)->wait();
     for (size_t i = 0; i < params_.size(); ++i) globally_used[i] = used.data_ptr<int32_t>()[i] != 0;
+    if (options_.static_graph()) static_globally_used_ = globally_used;
+  } else if (options_.static_graph()) {
+    globally_used = static_globally_used_;
   }
   NoGradGuard no_grad;
   for (auto& b : buckets_) {

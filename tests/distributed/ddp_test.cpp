@@ -163,6 +163,27 @@ EMBER_DIST_WORKER(ddp_training) {
     check_same_parameters(*local, *reference, 1e-5, "find_unused_parameters");
     DIST_CHECK(!local->head->weight.grad().defined(), "the unused head got a gradient");
 
+    // static_graph finds the unused head once, in the first iteration, and keeps it.
+    DdpNet fixed = make_net(static_cast<uint64_t>(rank));
+    fixed->use_head = false;
+    DistributedDataParallel fixed_ddp(fixed, DistributedDataParallelOptions().static_graph(true));
+    DdpNet fixed_ref = make_net(0);
+    fixed_ref->use_head = false;
+    for (int step = 0; step < kSteps; ++step) {
+      auto [x, y] = global_batch(40 + step, world, 3);
+      fixed_ddp->zero_grad();
+      ember::mse_loss(fixed_ddp->forward(shard(x, rank)), shard(y, rank)).backward();
+      fixed_ref->zero_grad();
+      ember::mse_loss(fixed_ref->forward(x), y).backward();
+      for (const auto& item : fixed_ref->named_parameters()) {
+        const Tensor& g = fixed->named_parameters()[item.key()].grad();
+        DIST_CHECK(g.defined() == item.value().grad().defined(), "static_graph: '{}'", item.key());
+        if (!g.defined()) continue;
+        double worst = (g - item.value().grad()).abs().max().item<double>();
+        DIST_CHECK(worst <= 1e-5, "static_graph: grad of '{}' differs by {}", item.key(), worst);
+      }
+    }
+
     DdpNet strict = make_net(0);
     strict->use_head = false;
     DistributedDataParallel strict_ddp(strict);

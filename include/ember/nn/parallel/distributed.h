@@ -45,7 +45,8 @@ struct DistributedDataParallelOptions {
   EMBER_ARG(bool, find_unused_parameters) = false;
   /// Make each parameter's .grad a view into its bucket, saving a copy each way.
   EMBER_ARG(bool, gradient_as_bucket_view) = false;
-  /// The graph is the same every iteration: the bucket order of the first iteration is kept.
+  /// The graph is the same every iteration: the parameters the first iteration left unused
+  /// are taken as unused in every later one, without walking the graph again.
   EMBER_ARG(bool, static_graph) = false;
   /// The group to reduce over (the default group when null).
   EMBER_ARG(distributed::ProcessGroupPtr, process_group) = nullptr;
