@@ -55,6 +55,10 @@ Options parse_options(const std::vector<std::string>& args) {
       o.resume = true;
       continue;
     }
+    if (arg == "--distributed") {
+      o.distributed = true;
+      continue;
+    }
     const size_t eq = arg.find('=');
     const std::string flag = arg.substr(0, eq);
     const auto it = with_value.find(flag);
@@ -78,7 +82,8 @@ std::string Options::run_config() const {
   std::snprintf(lr_text, sizeof lr_text, "%.17g", learning_rate());
   return "--model " + model + " --epochs " + std::to_string(epochs) + " --batch-size " +
          std::to_string(batch_size) + " --lr " + lr_text + " --optimizer " + optimizer +
-         " --scheduler " + scheduler + " --seed " + std::to_string(seed);
+         " --scheduler " + scheduler + " --seed " + std::to_string(seed) +
+         (distributed ? " --distributed" : "");
 }
 
 std::string usage(const std::string& program) {
@@ -106,6 +111,10 @@ Trains a classifier on Fashion-MNIST and reports test accuracy after every epoch
                            numbers as a run that was never interrupted (the flags that shape the
                            run must be the same; the checkpoint says which)
   --stop-after N           end after epoch N (the checkpoint stays; --resume continues it)
+  --distributed            data-parallel training (DistributedDataParallel over Gloo on the CPU,
+                           NCCL on CUDA) across the ranks that tools/ember-run starts:
+                           tools/ember-run --nproc 2 train_fashion_mnist --distributed; each
+                           rank takes --batch-size examples per step; rank 0 reports and writes
   -h, --help               this text
 )";
 }

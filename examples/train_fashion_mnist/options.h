@@ -24,8 +24,9 @@ struct Options {
   std::string data = "/usr/share/datasets/fashion-mnist";
   std::string out;  // empty: write nothing
   bool resume = false;
-  int stop_after = 0;  // >0: end the process after this epoch (resume later)
-  int workers = 2;     // data loader threads
+  int stop_after = 0;        // >0: end the process after this epoch (resume later)
+  int workers = 2;           // data loader threads
+  bool distributed = false;  // DDP over the ranks tools/ember-run starts (env://)
   bool help = false;
 
   double learning_rate() const { return lr ? *lr : (optimizer == "sgd" ? 0.01 : 1e-3); }

@@ -2,11 +2,16 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "cli.h"
 #include "ember/ember.h"
+#ifdef EMBER_EXAMPLE_DISTRIBUTED
+#include "ember/distributed/distributed.h"
+#include "ember/nn/parallel/distributed.h"
+#endif
 #include "model.h"
 #include "progress.h"
 #include "report.h"
@@ -79,6 +84,21 @@ int train(const Options& o) {
   if (device.is_cuda() && !ember::cuda::is_available())
     throw ember::Error("--device cuda: no CUDA device is available here");
 
+  // --distributed: this process is one rank of a job tools/ember-run started; rank 0 reports,
+  // evaluates and writes, every rank trains on its share of each epoch.
+  int rank = 0, world = 1;
+  if (o.distributed) {
+#ifdef EMBER_EXAMPLE_DISTRIBUTED
+    ember::distributed::init_process_group(device.is_cuda() ? "nccl" : "gloo", "env://");
+    rank = ember::distributed::get_rank();
+    world = ember::distributed::get_world_size();
+#else
+    throw ember::Error("--distributed: this build has no ember_distributed (Gloo was not found)");
+#endif
+  }
+  const bool leader = rank == 0;
+  FILE* report = leader ? stdout : std::fopen("/dev/null", "w");
+
   auto t0 = std::chrono::steady_clock::now();
   namespace data = ember::data;
   data::datasets::MNIST train_set(o.data, data::datasets::MNIST::Mode::kTrain);
@@ -86,15 +106,17 @@ int train(const Options& o) {
   const Tensor test_x = test_set.images().sub(kMean).div(kStd);
   const Tensor test_y = test_set.targets();
   const int64_t train_size = static_cast<int64_t>(*train_set.size());
-  std::printf("loaded %lld train / %lld test images from %s in %.2f s\n",
-              static_cast<long long>(train_size), static_cast<long long>(test_x.size(0)),
-              o.data.c_str(), seconds_since(t0));
-  auto loader = data::make_data_loader<data::samplers::RandomSampler>(
-      std::move(train_set)
-          .map(data::transforms::Normalize<>(kMean, kStd))
-          .map(data::transforms::Stack<>()),
-      data::DataLoaderOptions().batch_size(static_cast<size_t>(o.batch_size)).workers(o.workers));
-  const int64_t batches = (train_size + o.batch_size - 1) / o.batch_size;
+  std::fprintf(report, "loaded %lld train / %lld test images from %s in %.2f s\n",
+               static_cast<long long>(train_size), static_cast<long long>(test_x.size(0)),
+               o.data.c_str(), seconds_since(t0));
+  const auto dataset = std::move(train_set)
+                           .map(data::transforms::Normalize<>(kMean, kStd))
+                           .map(data::transforms::Stack<>());
+  const auto loader_options =
+      data::DataLoaderOptions().batch_size(static_cast<size_t>(o.batch_size)).workers(o.workers);
+  auto loader = data::make_data_loader<data::samplers::RandomSampler>(dataset, loader_options);
+  const int64_t shard = (train_size + world - 1) / world;
+  const int64_t batches = (shard + o.batch_size - 1) / o.batch_size;
 
   ember::manual_seed(o.seed);
   ember::nn::Sequential model = make_model(o.model);
@@ -134,53 +156,86 @@ int train(const Options& o) {
     std::printf("resumed from %s after epoch %d\n", checkpoint.c_str(), first_epoch);
   }
 
-  const bool terminal = Progress::stdout_is_terminal();
+  // Every rank starts from rank 0's weights; gradients are averaged over the ranks.
+  std::function<Tensor(const Tensor&)> forward = [&](const Tensor& x) { return model->forward(x); };
+#ifdef EMBER_EXAMPLE_DISTRIBUTED
+  std::shared_ptr<ember::nn::parallel::DistributedDataParallelImpl> ddp;
+  if (o.distributed) {
+    ddp = std::make_shared<ember::nn::parallel::DistributedDataParallelImpl>(model);
+    forward = [&](const Tensor& x) { return ddp->forward(x); };
+  }
+#endif
+
+  const bool terminal = leader && Progress::stdout_is_terminal();
   for (int epoch = first_epoch; epoch < o.epochs; ++epoch) {
     // Each epoch's shuffle depends only on the seed and the epoch, so a resumed run draws the
     // batches an uninterrupted one draws.
     ember::manual_seed(o.seed * 1000003 + static_cast<uint64_t>(epoch) + 1);
     const auto start = std::chrono::steady_clock::now();
     const double lr = optimizer->param_groups()[0].options().get_lr();
-    Progress progress(stdout, terminal, epoch + 1, o.epochs, batches);
-    for (auto& batch : *loader) {
-      const Tensor x = batch.data.to(device), y = batch.target.to(device);
-      optimizer->zero_grad();
-      Tensor loss = F::cross_entropy(model->forward(x), y);
-      loss.backward();
-      optimizer->step();
-      if (scheduler && per_batch_schedule) scheduler->step();
-      progress.update(x.size(0), loss.item<double>());
+    Progress progress(report, terminal, epoch + 1, o.epochs, batches);
+    auto run_batches = [&](auto& epoch_loader) {
+      for (auto& batch : *epoch_loader) {
+        const Tensor x = batch.data.to(device), y = batch.target.to(device);
+        optimizer->zero_grad();
+        Tensor loss = F::cross_entropy(forward(x), y);
+        loss.backward();
+        optimizer->step();
+        if (scheduler && per_batch_schedule) scheduler->step();
+        progress.update(x.size(0), loss.item<double>());
+      }
+    };
+    if (o.distributed) {
+      // This rank's share of the epoch's permutation (the same permutation on every rank).
+      data::samplers::DistributedRandomSampler sampler(
+          static_cast<size_t>(train_size), static_cast<size_t>(world), static_cast<size_t>(rank));
+      sampler.set_epoch(static_cast<size_t>(epoch));
+      auto shard_loader = data::make_data_loader(dataset, std::move(sampler), loader_options);
+      run_batches(shard_loader);
+    } else {
+      run_batches(loader);
     }
     const double train_loss = progress.finish();
     if (scheduler && !per_batch_schedule) scheduler->step();
-    const Evaluation test = evaluate(model, test_x, test_y, device);
-    history.push_back({epoch + 1, train_loss, test.loss, test.accuracy, lr, seconds_since(start)});
-    std::printf("epoch %d/%d: test loss %.4f, test accuracy %.2f%%\n", epoch + 1, o.epochs,
-                test.loss, test.accuracy);
-    if (!o.out.empty()) {
-      ember::serialize::OutputArchive out, part_model, part_opt, part_sched;
-      model->save(part_model);
-      out.write("model", part_model);
-      optimizer->save(part_opt);
-      out.write("optimizer", part_opt);
-      if (scheduler) {
-        scheduler->save(part_sched);
-        out.write("scheduler", part_sched);
+    if (leader) {  // rank 0 evaluates and writes; the others go on to the next epoch
+      const Evaluation test = evaluate(model, test_x, test_y, device);
+      history.push_back(
+          {epoch + 1, train_loss, test.loss, test.accuracy, lr, seconds_since(start)});
+      std::printf("epoch %d/%d: test loss %.4f, test accuracy %.2f%%\n", epoch + 1, o.epochs,
+                  test.loss, test.accuracy);
+      if (!o.out.empty()) {
+        ember::serialize::OutputArchive out, part_model, part_opt, part_sched;
+        model->save(part_model);
+        out.write("model", part_model);
+        optimizer->save(part_opt);
+        out.write("optimizer", part_opt);
+        if (scheduler) {
+          scheduler->save(part_sched);
+          out.write("scheduler", part_sched);
+        }
+        out.write("epoch", ember::IValue(static_cast<int64_t>(epoch + 1)));
+        out.write("config", ember::IValue(o.run_config()));
+        out.save_to(checkpoint);
+        write_metrics_csv(o.out + "/metrics.csv", history);
+        write_curves_svg(o.out + "/curves.svg", history);
       }
-      out.write("epoch", ember::IValue(static_cast<int64_t>(epoch + 1)));
-      out.write("config", ember::IValue(o.run_config()));
-      out.save_to(checkpoint);
-      write_metrics_csv(o.out + "/metrics.csv", history);
-      write_curves_svg(o.out + "/curves.svg", history);
     }
     if (o.stop_after > 0 && epoch + 1 == o.stop_after && epoch + 1 < o.epochs) {
-      std::printf("stopping after epoch %d (--stop-after); --resume continues\n", epoch + 1);
+      std::fprintf(report, "stopping after epoch %d (--stop-after); --resume continues\n",
+                   epoch + 1);
       break;
     }
   }
-  if (!o.out.empty())
+  if (!o.out.empty() && leader)
     std::printf("wrote %s, metrics.csv and curves.svg to %s\n", "checkpoint.safetensors",
                 o.out.c_str());
+#ifdef EMBER_EXAMPLE_DISTRIBUTED
+  if (o.distributed) {
+    ddp.reset();
+    ember::distributed::destroy_process_group();
+  }
+#endif
+  if (report != stdout) std::fclose(report);
   return 0;
 }
 
