@@ -20,6 +20,8 @@ using namespace ember::nn::attention;
 
 namespace flex_test {
 
+namespace F = ember::nn::functional;
+
 struct Shape {
   int64_t B, H, Hk, L, S, E, Ev;
   int64_t block_q, block_kv;
