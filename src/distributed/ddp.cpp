@@ -34,12 +34,13 @@ std::string shape_of(const int64_t* row) {
 // Every rank must hold the same parameters (names, shapes, dtypes) before rank 0's values are
 // broadcast over them; each rank learns every rank's list, so all of them report the mismatch.
 void verify_same_parameters(distributed::ProcessGroup& group,
-                            const OrderedDict<std::string, Tensor>& named) {
+                            const OrderedDict<std::string, Tensor>& named, Device device) {
   const int world = group.size();
   const int64_t n = static_cast<int64_t>(named.size());
-  Tensor count = full({1}, n, TensorOptions().dtype(kLong));
-  Tensor counts = empty({world}, TensorOptions().dtype(kLong));
+  Tensor count = full({1}, n, TensorOptions().dtype(kLong).device(device));
+  Tensor counts = empty({world}, TensorOptions().dtype(kLong).device(device));
   group.allgather_into_tensor(counts, count)->wait();
+  counts = counts.to(kCPU);
   for (int r = 0; r < world; ++r)
     if (counts.data_ptr<int64_t>()[r] != n)
       throw ValueError(fmt::format(
@@ -59,8 +60,9 @@ void verify_same_parameters(distributed::ProcessGroup& group,
     for (int64_t d = 0; d < std::min<int64_t>(p.dim(), kMaxDims); ++d) row[3 + d] = p.size(d);
     ++i;
   }
-  Tensor all = empty({world, n, kMetaWidth}, TensorOptions().dtype(kLong));
-  group.allgather_into_tensor(all, meta)->wait();
+  Tensor all = empty({world, n, kMetaWidth}, TensorOptions().dtype(kLong).device(device));
+  group.allgather_into_tensor(all, meta.to(device))->wait();
+  all = all.to(kCPU);
   const int64_t* a = all.data_ptr<int64_t>();
   for (int r = 1; r < world; ++r) {
     i = 0;
@@ -116,7 +118,11 @@ DistributedDataParallelImpl::DistributedDataParallelImpl(AnyModule module,
   register_module("module", module_.ptr());
 
   const auto named = module_.ptr()->named_parameters();
-  verify_same_parameters(*group_, named);
+  // NCCL exchanges CUDA tensors only: the checks travel on the parameters' device there.
+  const Device comm_device = group_->backend_name() == "nccl" && !named.is_empty()
+                                 ? named[0].value().device()
+                                 : Device(kCPU);
+  verify_same_parameters(*group_, named, comm_device);
   // Rank 0's parameters and buffers to every rank.
   {
     NoGradGuard no_grad;

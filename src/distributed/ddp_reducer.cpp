@@ -1,6 +1,7 @@
 #include "src/distributed/ddp_reducer.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <unordered_map>
 
@@ -60,11 +61,11 @@ void Reducer::build_buckets(const std::vector<size_t>& order) {
     int64_t bytes = 0;
     bool first = true;
   };
-  std::unordered_map<int, Open> open;
+  std::map<std::pair<int, std::string>, Open> open;  // per (dtype, device)
   std::vector<std::vector<size_t>> closed;
   for (size_t i : order) {
     const Tensor& p = params_[i];
-    auto& o = open[static_cast<int>(p.scalar_type())];
+    auto& o = open[{static_cast<int>(p.scalar_type()), p.device().str()}];
     o.params.push_back(i);
     o.bytes += p.numel() * p.element_size();
     if (o.bytes >= (o.first ? std::min(kFirstBucketBytes, cap) : cap)) {
@@ -90,7 +91,8 @@ void Reducer::build_buckets(const std::vector<size_t>& order) {
     b.dtype = params_[members.front()].scalar_type();
     int64_t total = 0;
     for (size_t i : members) total += params_[i].numel();
-    b.buffer = zeros({total}, TensorOptions().dtype(b.dtype));
+    b.buffer =
+        zeros({total}, TensorOptions().dtype(b.dtype).device(params_[members.front()].device()));
     int64_t offset = 0;
     for (size_t i : members) {
       const Tensor& p = params_[i];
@@ -106,6 +108,12 @@ void Reducer::build_buckets(const std::vector<size_t>& order) {
     buckets.push_back(std::move(b));
   }
   buckets_ = std::move(buckets);
+}
+
+Device Reducer::comm_device() const {
+  // NCCL reduces CUDA tensors only; the bookkeeping tensors go where the parameters are.
+  if (group_->backend_name() == "nccl" && !params_.empty()) return params_.front().device();
+  return kCPU;
 }
 
 void Reducer::set_comm_hook(CommHook hook) {
@@ -156,7 +164,9 @@ void Reducer::prepare_for_forward() {
     Tensor wire = empty({static_cast<int64_t>(order.size())}, TensorOptions().dtype(kLong));
     for (size_t k = 0; k < order.size(); ++k)
       wire.data_ptr<int64_t>()[k] = static_cast<int64_t>(order[k]);
-    group_->broadcast(wire, 0)->wait();
+    Tensor sent = wire.to(comm_device());
+    group_->broadcast(sent, 0)->wait();
+    wire = sent.to(kCPU);
     for (size_t k = 0; k < order.size(); ++k)
       order[k] = static_cast<size_t>(wire.data_ptr<int64_t>()[k]);
     build_buckets(order);
@@ -278,7 +288,9 @@ void Reducer::finalize() {
   if (options_.find_unused_parameters() || (options_.static_graph() && iterations_ == 0)) {
     Tensor used = empty({static_cast<int64_t>(params_.size())}, TensorOptions().dtype(kInt));
     for (size_t i = 0; i < params_.size(); ++i) used.data_ptr<int32_t>()[i] = locally_used_[i];
-    group_->allreduce(used, distributed::ReduceOp::MAX)->wait();
+    Tensor sent = used.to(comm_device());
+    group_->allreduce(sent, distributed::ReduceOp::MAX)->wait();
+    used = sent.to(kCPU);
     for (size_t i = 0; i < params_.size(); ++i) globally_used[i] = used.data_ptr<int32_t>()[i] != 0;
     if (options_.static_graph()) static_globally_used_ = globally_used;
   } else if (options_.static_graph()) {

@@ -57,6 +57,7 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   void finalize();
   void reset_iteration();
   std::string unready_names() const;
+  Device comm_device() const;
 
   std::vector<Tensor> params_;
   std::vector<std::string> names_;
@@ -76,9 +77,9 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   std::vector<char> ready_;
   std::vector<char> locally_used_;
   std::vector<size_t> unused_;
-  std::vector<size_t> static_unused_;        // static_graph: the first iteration's
+  std::vector<size_t> static_unused_;       // static_graph: the first iteration's
   std::vector<char> static_globally_used_;  // static_graph: the first iteration's
-  std::vector<size_t> ready_order_;  // the first iteration's order, for the rebuild
+  std::vector<size_t> ready_order_;         // the first iteration's order, for the rebuild
   int64_t iterations_ = 0;
   bool rebuilt_ = false;
 };

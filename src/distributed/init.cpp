@@ -10,7 +10,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "ember/cuda/cuda.h"
 #include "ember/distributed/distributed.h"
+#include "src/distributed/backends.h"
 #include "src/distributed/state.h"
 
 namespace ember {
@@ -87,10 +89,17 @@ int env_int(const char* name, const char* what) {
 
 void check_backend(const std::string& backend) {
   if (backend == "gloo") return;
-  if (backend == "nccl")
-    throw NotImplementedError(
-        "init_process_group: the NCCL backend is not available in this build of Ember; use "
-        "\"gloo\" (CPU tensors)");
+  if (backend == "nccl") {
+    if (!nccl_compiled())
+      throw NotImplementedError(
+          "init_process_group: the NCCL backend is not available in this build of Ember (built "
+          "without CUDA or NCCL); use \"gloo\" (CPU tensors)");
+    if (!cuda::is_available())
+      throw DistBackendError(
+          "init_process_group: the NCCL backend needs a CUDA device and none is visible; use "
+          "\"gloo\" (CPU tensors)");
+    return;
+  }
   throw ValueError(fmt::format(
       "init_process_group: unknown backend '{}'; expected \"gloo\" or \"nccl\"", backend));
 }
@@ -114,6 +123,14 @@ void check_rendezvous(Store& store, int world_size, int rank, std::chrono::milli
         "init_process_group: more than world_size = {} ranks joined the store", world_size));
 }
 
+ProcessGroupPtr make_group(const std::string& backend, std::shared_ptr<Store> store, int rank,
+                           int size, std::vector<int> ranks, std::chrono::milliseconds timeout,
+                           const std::string& hostname) {
+  if (backend == "nccl")
+    return make_nccl_process_group(std::move(store), rank, size, std::move(ranks), timeout);
+  return make_gloo_process_group(std::move(store), rank, size, std::move(ranks), timeout, hostname);
+}
+
 }  // namespace
 
 State& state() {
@@ -123,7 +140,7 @@ State& state() {
 
 bool is_available() { return true; }
 bool is_gloo_available() { return true; }
-bool is_nccl_available() { return false; }
+bool is_nccl_available() { return nccl_compiled(); }
 
 void init_process_group(const std::string& backend, const std::string& init_method, int world_size,
                         int rank, std::chrono::milliseconds timeout) {
@@ -196,8 +213,8 @@ void init_process_group(const std::string& backend, std::shared_ptr<Store> store
   check_rendezvous(*store, world_size, rank, timeout);
   std::vector<int> ranks(static_cast<size_t>(world_size));
   std::iota(ranks.begin(), ranks.end(), 0);
-  s.world = make_gloo_process_group(std::make_shared<PrefixStore>("default_pg", store), rank,
-                                    world_size, ranks, timeout, s.gloo_hostname);
+  s.world = make_group(backend, std::make_shared<PrefixStore>("default_pg", store), rank,
+                       world_size, ranks, timeout, s.gloo_hostname);
   s.store = std::move(store);
   s.backend = backend;
   s.timeout = timeout;
@@ -306,9 +323,8 @@ ProcessGroupPtr new_group(const std::vector<int>& ranks_in, std::chrono::millise
   auto it = std::find(ranks.begin(), ranks.end(), me);
   const int size = static_cast<int>(ranks.size());
   if (it == ranks.end()) return std::make_shared<NonMemberGroup>(size, ranks, be);
-  return make_gloo_process_group(
-      std::make_shared<PrefixStore>(fmt::format("group_{}", index), store),
-      static_cast<int>(it - ranks.begin()), size, ranks, timeout, hostname);
+  return make_group(be, std::make_shared<PrefixStore>(fmt::format("group_{}", index), store),
+                    static_cast<int>(it - ranks.begin()), size, ranks, timeout, hostname);
 }
 
 }  // namespace distributed

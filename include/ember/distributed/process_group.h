@@ -82,5 +82,12 @@ EMBER_API ProcessGroupPtr make_gloo_process_group(std::shared_ptr<Store> store, 
                                                   std::chrono::milliseconds timeout,
                                                   const std::string& hostname);
 
+/// The NCCL backend for CUDA tensors (built where the CUDA toolkit has NCCL; elsewhere it throws
+/// NotImplementedError). Each rank drives the GPU its LOCAL_RANK names (else rank modulo the
+/// device count); the communicator's id goes through `store`.
+EMBER_API ProcessGroupPtr make_nccl_process_group(std::shared_ptr<Store> store, int rank, int size,
+                                                  std::vector<int> global_ranks,
+                                                  std::chrono::milliseconds timeout);
+
 }  // namespace distributed
 }  // namespace ember
