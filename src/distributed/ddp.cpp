@@ -147,6 +147,7 @@ DistributedDataParallelImpl::~DistributedDataParallelImpl() = default;
 
 void DistributedDataParallelImpl::pre_forward() {
   reducer_->prepare_for_forward();
+  if (GradMode::is_enabled() && reducer_->sync()) reducer_->maybe_rebuild_buckets();
   if (options_.broadcast_buffers() && require_forward_param_sync_ && group_->size() > 1) {
     NoGradGuard no_grad;
     std::vector<distributed::WorkPtr> works;

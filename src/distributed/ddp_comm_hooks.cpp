@@ -16,10 +16,13 @@ class ThenWork final : public distributed::Work {
  public:
   ThenWork(distributed::WorkPtr inner, std::function<Tensor()> then)
       : inner_(std::move(inner)), then_(std::move(then)) {}
+  bool is_completed() const override {
+    return Work::is_completed() || inner_->is_completed();  // `then` is cheap; wait() runs it
+  }
   bool wait(std::chrono::milliseconds timeout) override {
     {
       std::lock_guard<std::mutex> lock(then_mutex_);
-      if (!is_completed()) {
+      if (!Work::is_completed()) {
         try {
           inner_->wait();
           finish({then_()});

@@ -152,8 +152,13 @@ void Reducer::prepare_for_forward() {
         "every forward output take part in the loss",
         unready_names()));
   armed_ = false;
+}
+
+void Reducer::maybe_rebuild_buckets() {
   // Rebuild once, after the first full iteration, in the order gradients arrived there. Every
-  // rank takes rank 0's order, so the buckets agree.
+  // rank takes rank 0's order, so the buckets agree. Called only for forwards that will sync
+  // (grad mode on, no no_sync), as Python's, so that a forward one rank alone makes (an
+  // evaluation under NoGradGuard) issues no collective the others do not.
   if (!rebuilt_ && iterations_ >= 1 && !ready_order_.empty()) {
     rebuilt_ = true;
     std::vector<size_t> order = ready_order_;
@@ -223,14 +228,22 @@ void Reducer::prepare_for_backward(const std::vector<Tensor>& outputs) {
 
 void Reducer::on_grad_ready(size_t index) {
   if (!armed_ || !sync_) return;
-  // The unused parameters are marked at the first gradient of the backward, not at forward, so
-  // no bucket's reduction starts before backward does on this rank.
-  if (!marked_unused_) {
-    marked_unused_ = true;
-    for (size_t i : unused_) mark_ready(i);
+  try {
+    // The unused parameters are marked at the first gradient of the backward, not at forward,
+    // so no bucket's reduction starts before backward does on this rank.
+    if (!marked_unused_) {
+      marked_unused_ = true;
+      for (size_t i : unused_) mark_ready(i);
+    }
+    locally_used_[index] = 1;
+    mark_ready(index);
+  } catch (...) {
+    // A failed reduction (a peer gone, a timeout) ends this iteration: the next forward starts
+    // afresh instead of reporting parameters that "received no gradient".
+    armed_ = false;
+    std::fill(ready_.begin(), ready_.end(), 0);
+    throw;
   }
-  locally_used_[index] = 1;
-  mark_ready(index);
 }
 
 void Reducer::mark_ready(size_t index) {
@@ -247,8 +260,8 @@ void Reducer::mark_ready(size_t index) {
     Tensor& view = grad_views_[index];
     const Tensor& param = params_[index];
     const Tensor& grad = param.grad();
-    if (!locally_used_[index] || !grad.defined()) {
-      view.zero_();
+    if (!grad.defined()) {
+      view.zero_();  // unused here: this rank contributes nothing
     } else if (options_.gradient_as_bucket_view()) {
       if (grad.data_ptr() != view.data_ptr()) {
         view.copy_(grad);

@@ -29,12 +29,14 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   /// Registers the gradient hooks (they hold a weak reference to the reducer).
   void install_hooks();
 
-  /// Before forward: refuses to start when the last backward left buckets unreduced; rebuilds
-  /// the buckets in the observed gradient order after the first iteration.
+  /// Before forward: refuses to start when the last backward left buckets unreduced.
   void prepare_for_forward();
   /// After forward (grad mode on, sync on): arms the hooks for one backward; with
   /// find_unused_parameters, walks the outputs' graph for the parameters it does not reach.
   void prepare_for_backward(const std::vector<Tensor>& outputs);
+  /// Before a forward that will sync: the one-time rebuild of the buckets in the order the first
+  /// iteration's gradients arrived (a broadcast from rank 0).
+  void maybe_rebuild_buckets();
 
   bool sync() const { return sync_; }
   void set_sync(bool on) { sync_ = on; }

@@ -31,6 +31,7 @@
 #include "ember/distributed/process_group.h"
 #include "ember/ops/factory.h"
 #include "src/distributed/reduce_functions.h"
+#include "src/distributed/staged.h"
 
 namespace ember {
 namespace distributed {
@@ -87,22 +88,6 @@ T* ptr_as(const Tensor& t) {
   return static_cast<T*>(t.data_ptr());
 }
 
-// A tensor as the collective sees it: itself when contiguous, else a contiguous copy that
-// write_back() copies into the original after the collective.
-struct Staged {
-  Tensor original;
-  Tensor buffer;
-  explicit Staged(const Tensor& t) : original(t) {
-    NoGradGuard no_grad;
-    buffer = t.is_contiguous() ? t : t.contiguous();
-  }
-  void write_back() const {
-    if (buffer.data_ptr() == original.data_ptr() && original.is_contiguous()) return;
-    NoGradGuard no_grad;
-    original.copy_(buffer);
-  }
-};
-
 // What a failed collective says: the op, this rank, the likely causes.
 std::exception_ptr backend_error(const std::string& context, const char* what,
                                  std::chrono::milliseconds timeout) {
@@ -121,17 +106,17 @@ class P2PWork final : public Work {
           std::unique_ptr<gloo::transport::UnboundBuffer> ub, bool is_send, bool posted,
           Staged tensor, std::chrono::milliseconds timeout, std::string error_context)
       : context_(std::move(context)),
+        tensor_(std::move(tensor)),
         ub_(std::move(ub)),
         is_send_(is_send),
         posted_(posted),
-        tensor_(std::move(tensor)),
         timeout_(timeout),
         error_context_(std::move(error_context)) {}
 
   bool wait(std::chrono::milliseconds timeout) override {
     {
       std::lock_guard<std::mutex> lock(transfer_mutex_);
-      if (!is_completed()) {
+      if (!Work::is_completed()) {
         try {
           if (posted_) {
             if (is_send_)
@@ -153,10 +138,10 @@ class P2PWork final : public Work {
 
  private:
   std::shared_ptr<gloo::Context> context_;  // outlives the buffer, which belongs to it
+  Staged tensor_;  // outlives the buffer too: a transfer may still run when the Work is dropped
   std::unique_ptr<gloo::transport::UnboundBuffer> ub_;
   bool is_send_;
   bool posted_;
-  Staged tensor_;
   std::chrono::milliseconds timeout_;
   std::string error_context_;
   std::mutex transfer_mutex_;
@@ -367,7 +352,7 @@ class ProcessGroupGloo final : public ProcessGroup {
     Tensor flat = empty_like_flat(output, size());
     {
       NoGradGuard no_grad;
-      for (int r = 0; r < size(); ++r) flat[r].copy_(inputs[static_cast<size_t>(r)]);
+      for (int r = 0; r < size(); ++r) flat[r].copy_(inputs[static_cast<size_t>(r)].reshape({-1}));
     }
     Staged out(output);
     return enqueue(name, [this, flat, out, op](uint32_t tag) {
@@ -390,7 +375,8 @@ class ProcessGroupGloo final : public ProcessGroup {
     Tensor in_flat = empty_like_flat(inputs[0], size());
     {
       NoGradGuard no_grad;
-      for (int r = 0; r < size(); ++r) in_flat[r].copy_(inputs[static_cast<size_t>(r)]);
+      for (int r = 0; r < size(); ++r)
+        in_flat[r].copy_(inputs[static_cast<size_t>(r)].reshape({-1}));
     }
     Tensor out_flat = empty_like_flat(inputs[0], size());
     return enqueue(name, [this, in_flat, out_flat, outputs](uint32_t tag) {

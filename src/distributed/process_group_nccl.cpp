@@ -23,6 +23,7 @@
 #include "ember/distributed/process_group.h"
 #include "ember/ops/factory.h"
 #include "src/distributed/backends.h"
+#include "src/distributed/staged.h"
 
 namespace ember {
 namespace distributed {
@@ -89,59 +90,77 @@ ncclRedOp_t nccl_op(ReduceOp op, ScalarType t) {
 
 size_t count_of(const Tensor& t) { return static_cast<size_t>(t.numel()); }
 
-// A contiguous view of the caller's tensor, written back after the collective if it had to be
-// copied.
-struct Staged {
-  Tensor original, buffer;
-  explicit Staged(const Tensor& t) : original(t) {
-    NoGradGuard no_grad;
-    buffer = t.is_contiguous() ? t : t.contiguous();
+// The communicator and whether a failure aborted it, shared by the group and its Works: after
+// an abort nothing may touch the communicator again (not even to destroy it).
+struct Comm {
+  std::mutex mutex;  // collectives go out in call order; abort excludes them
+  ncclComm_t comm = nullptr;
+  bool aborted = false;
+
+  void abort() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (aborted) return;
+    aborted = true;
+    ncclCommAbort(comm);
+    comm = nullptr;
   }
-  void write_back() const {
-    if (buffer.data_ptr() == original.data_ptr() && original.is_contiguous()) return;
-    NoGradGuard no_grad;
-    original.copy_(buffer);
+  // NCCL's asynchronous error (ncclSuccess once aborted: the abort's cause was reported).
+  ncclResult_t async_error() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (aborted) return ncclSuccess;
+    ncclResult_t e = ncclSuccess;
+    ncclCommGetAsyncError(comm, &e);
+    return e;
   }
 };
 
 class NcclWork final : public Work {
  public:
-  NcclWork(ncclComm_t comm, cudaEvent_t event, std::chrono::milliseconds timeout,
+  NcclWork(std::shared_ptr<Comm> comm, cudaEvent_t event, std::chrono::milliseconds timeout,
            std::string context, std::function<std::vector<Tensor>()> after)
-      : comm_(comm),
+      : comm_(std::move(comm)),
         event_(event),
         timeout_(timeout),
         context_(std::move(context)),
-        after_(std::move(after)) {}
+        after_(std::move(after)),
+        deadline_(std::chrono::steady_clock::now() + timeout) {}
   ~NcclWork() override { cudaEventDestroy(event_); }
 
+  bool is_completed() const override {
+    return Work::is_completed() || cudaEventQuery(event_) == cudaSuccess;
+  }
+
+  // Waits up to `timeout` (false if the collective still runs then); the group's own timeout,
+  // counted from the launch, fails the collective and aborts the communicator.
   bool wait(std::chrono::milliseconds timeout) override {
+    const auto until = timeout == std::chrono::milliseconds::max()
+                           ? std::chrono::steady_clock::time_point::max()
+                           : std::chrono::steady_clock::now() + timeout;
     {
       std::lock_guard<std::mutex> lock(wait_mutex_);
-      if (!is_completed()) {
+      if (!Work::is_completed()) {
         try {
-          const auto deadline = std::chrono::steady_clock::now() + timeout_;
           for (;;) {
             cudaError_t q = cudaEventQuery(event_);
             if (q == cudaSuccess) break;
             if (q != cudaErrorNotReady) check_cuda(q, "waiting for the collective");
-            ncclResult_t async_error = ncclSuccess;
-            ncclCommGetAsyncError(comm_, &async_error);
+            const ncclResult_t async_error = comm_->async_error();
             if (async_error != ncclSuccess) {
-              ncclCommAbort(comm_);
+              comm_->abort();
               throw DistBackendError(
-                  fmt::format("{} failed: {}. Hint: another rank may have "
-                              "failed or exited",
+                  fmt::format("{} failed: {}. Hint: another rank may have failed or exited",
                               context_, ncclGetErrorString(async_error)));
             }
-            if (std::chrono::steady_clock::now() > deadline) {
-              ncclCommAbort(comm_);
+            const auto now = std::chrono::steady_clock::now();
+            if (now > deadline_) {
+              comm_->abort();
               throw DistBackendError(fmt::format(
                   "{} timed out after {} ms. Hint: another rank may have exited, failed or "
                   "stopped calling collectives (every rank must call the same collectives in "
                   "the same order)",
                   context_, timeout_.count()));
             }
+            if (now > until) return false;
             std::this_thread::sleep_for(std::chrono::microseconds(50));
           }
           finish(after_());
@@ -154,11 +173,12 @@ class NcclWork final : public Work {
   }
 
  private:
-  ncclComm_t comm_;
+  std::shared_ptr<Comm> comm_;
   cudaEvent_t event_;
   std::chrono::milliseconds timeout_;
   std::string context_;
   std::function<std::vector<Tensor>()> after_;
+  std::chrono::steady_clock::time_point deadline_;
   std::mutex wait_mutex_;
 };
 
@@ -185,14 +205,21 @@ class ProcessGroupNCCL final : public ProcessGroup {
         throw DistBackendError("ProcessGroupNCCL: the store holds a malformed NCCL id");
       std::memcpy(&id, bytes.data(), sizeof(id));
     }
-    check_nccl(ncclCommInitRank(&comm_, size, id, rank), "ncclCommInitRank");
+    comm_ = std::make_shared<Comm>();
+    check_nccl(ncclCommInitRank(&comm_->comm, size, id, rank), "ncclCommInitRank");
     check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamDefault), "cudaStreamCreate");
   }
 
   ~ProcessGroupNCCL() override {
     cudaSetDevice(device_);
-    cudaStreamSynchronize(stream_);
-    ncclCommDestroy(comm_);
+    {
+      std::lock_guard<std::mutex> lock(comm_->mutex);
+      if (!comm_->aborted) {
+        cudaStreamSynchronize(stream_);
+        ncclCommDestroy(comm_->comm);
+        comm_->aborted = true;  // gone: a Work still held must not touch it
+      }
+    }
     cudaStreamDestroy(stream_);
   }
 
@@ -209,7 +236,7 @@ class ProcessGroupNCCL final : public ProcessGroup {
         "all_reduce",
         [&] {
           check_nccl(ncclAllReduce(s.buffer.data_ptr(), s.buffer.data_ptr(), count_of(s.buffer), dt,
-                                   nccl_op(op, tensor.scalar_type()), comm_, stream_),
+                                   nccl_op(op, tensor.scalar_type()), comm_->comm, stream_),
                      "ncclAllReduce");
         },
         [s] {
@@ -227,7 +254,7 @@ class ProcessGroupNCCL final : public ProcessGroup {
         "broadcast",
         [&] {
           check_nccl(ncclBroadcast(s.buffer.data_ptr(), s.buffer.data_ptr(), count_of(s.buffer), dt,
-                                   root, comm_, stream_),
+                                   root, comm_->comm, stream_),
                      "ncclBroadcast");
         },
         [s] {
@@ -250,7 +277,7 @@ class ProcessGroupNCCL final : public ProcessGroup {
         "reduce",
         [&] {
           check_nccl(ncclReduce(scratch.data_ptr(), scratch.data_ptr(), count_of(scratch), dt,
-                                nccl_op(op, tensor.scalar_type()), root, comm_, stream_),
+                                nccl_op(op, tensor.scalar_type()), root, comm_->comm, stream_),
                      "ncclReduce");
         },
         [s, scratch, root, r = rank()] {
@@ -269,7 +296,7 @@ class ProcessGroupNCCL final : public ProcessGroup {
         "all_gather",
         [&] {
           check_nccl(ncclAllGather(in.buffer.data_ptr(), flat.data_ptr(), count_of(in.buffer), dt,
-                                   comm_, stream_),
+                                   comm_->comm, stream_),
                      "ncclAllGather");
         },
         [in, flat, outputs] {
@@ -294,7 +321,7 @@ class ProcessGroupNCCL final : public ProcessGroup {
         "all_gather_into_tensor",
         [&] {
           check_nccl(ncclAllGather(in.buffer.data_ptr(), out.buffer.data_ptr(), count_of(in.buffer),
-                                   dt, comm_, stream_),
+                                   dt, comm_->comm, stream_),
                      "ncclAllGather");
         },
         [in, out] {
@@ -318,11 +345,12 @@ class ProcessGroupNCCL final : public ProcessGroup {
           if (rank() == root) {
             for (int r = 0; r < size(); ++r)
               check_nccl(ncclRecv(staged[static_cast<size_t>(r)].data_ptr(), count_of(in.buffer),
-                                  dt, r, comm_, stream_),
+                                  dt, r, comm_->comm, stream_),
                          "ncclRecv");
           }
-          check_nccl(ncclSend(in.buffer.data_ptr(), count_of(in.buffer), dt, root, comm_, stream_),
-                     "ncclSend");
+          check_nccl(
+              ncclSend(in.buffer.data_ptr(), count_of(in.buffer), dt, root, comm_->comm, stream_),
+              "ncclSend");
           check_nccl(ncclGroupEnd(), "ncclGroupEnd");
         },
         [in, staged, outputs] {
@@ -351,11 +379,11 @@ class ProcessGroupNCCL final : public ProcessGroup {
           if (rank() == root) {
             for (int r = 0; r < size(); ++r)
               check_nccl(ncclSend(staged[static_cast<size_t>(r)].data_ptr(), count_of(out.buffer),
-                                  dt, r, comm_, stream_),
+                                  dt, r, comm_->comm, stream_),
                          "ncclSend");
           }
           check_nccl(
-              ncclRecv(out.buffer.data_ptr(), count_of(out.buffer), dt, root, comm_, stream_),
+              ncclRecv(out.buffer.data_ptr(), count_of(out.buffer), dt, root, comm_->comm, stream_),
               "ncclRecv");
           check_nccl(ncclGroupEnd(), "ncclGroupEnd");
         },
@@ -380,7 +408,7 @@ class ProcessGroupNCCL final : public ProcessGroup {
         "reduce_scatter",
         [&] {
           check_nccl(ncclReduceScatter(flat.data_ptr(), out.buffer.data_ptr(), count_of(out.buffer),
-                                       dt, nccl_op(op, output.scalar_type()), comm_, stream_),
+                                       dt, nccl_op(op, output.scalar_type()), comm_->comm, stream_),
                      "ncclReduceScatter");
         },
         [flat, out] {
@@ -407,9 +435,9 @@ class ProcessGroupNCCL final : public ProcessGroup {
           check_nccl(ncclGroupStart(), "ncclGroupStart");
           for (int r = 0; r < size(); ++r) {
             const auto i = static_cast<size_t>(r);
-            check_nccl(ncclSend(in[i].data_ptr(), count_of(in[i]), dt, r, comm_, stream_),
+            check_nccl(ncclSend(in[i].data_ptr(), count_of(in[i]), dt, r, comm_->comm, stream_),
                        "ncclSend");
-            check_nccl(ncclRecv(out[i].data_ptr(), count_of(out[i]), dt, r, comm_, stream_),
+            check_nccl(ncclRecv(out[i].data_ptr(), count_of(out[i]), dt, r, comm_->comm, stream_),
                        "ncclRecv");
           }
           check_nccl(ncclGroupEnd(), "ncclGroupEnd");
@@ -427,8 +455,8 @@ class ProcessGroupNCCL final : public ProcessGroup {
     return launch(
         "barrier",
         [&] {
-          check_nccl(ncclAllReduce(one.data_ptr(), one.data_ptr(), 1, ncclFloat32, ncclSum, comm_,
-                                   stream_),
+          check_nccl(ncclAllReduce(one.data_ptr(), one.data_ptr(), 1, ncclFloat32, ncclSum,
+                                   comm_->comm, stream_),
                      "ncclAllReduce");
         },
         [one] { return std::vector<Tensor>{}; });
@@ -446,7 +474,7 @@ class ProcessGroupNCCL final : public ProcessGroup {
     return launch(
         "send",
         [&] {
-          check_nccl(ncclSend(buffer.data_ptr(), count_of(buffer), dt, dst, comm_, stream_),
+          check_nccl(ncclSend(buffer.data_ptr(), count_of(buffer), dt, dst, comm_->comm, stream_),
                      "ncclSend");
         },
         [buffer] { return std::vector<Tensor>{buffer}; });
@@ -460,8 +488,9 @@ class ProcessGroupNCCL final : public ProcessGroup {
     return launch(
         "recv",
         [&] {
-          check_nccl(ncclRecv(s.buffer.data_ptr(), count_of(s.buffer), dt, src, comm_, stream_),
-                     "ncclRecv");
+          check_nccl(
+              ncclRecv(s.buffer.data_ptr(), count_of(s.buffer), dt, src, comm_->comm, stream_),
+              "ncclRecv");
         },
         [s] {
           s.write_back();
@@ -474,7 +503,11 @@ class ProcessGroupNCCL final : public ProcessGroup {
   // returns the Work that completes when the stream gets past it.
   template <class Enqueue>
   WorkPtr launch(const char* op, Enqueue&& enqueue, std::function<std::vector<Tensor>()> after) {
-    std::lock_guard<std::mutex> lock(mutex_);  // collectives go out in call order
+    std::lock_guard<std::mutex> lock(comm_->mutex);  // collectives go out in call order
+    if (comm_->aborted)
+      throw DistBackendError(fmt::format(
+          "{} (NCCL, rank {} of {}): the communicator was aborted after an earlier failure", op,
+          rank(), size()));
     check_cuda(cudaSetDevice(device_), "cudaSetDevice");
     enqueue();
     cudaEvent_t event;
@@ -515,9 +548,8 @@ class ProcessGroupNCCL final : public ProcessGroup {
 
   std::chrono::milliseconds timeout_;
   int device_ = 0;
-  ncclComm_t comm_ = nullptr;
+  std::shared_ptr<Comm> comm_;
   cudaStream_t stream_ = nullptr;
-  std::mutex mutex_;
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <climits>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -39,6 +40,8 @@ constexpr uint32_t kMaxKeysPerCheck = 1 << 16;
 constexpr auto kRequestTimeout = std::chrono::seconds(10);
 
 const char* const kWorkersKey = "__ember_tcpstore/workers";
+// add()'s answer when the key holds no integer (or the sum overflows).
+constexpr int64_t kAddError = INT64_MIN;
 
 void put_u32(std::string& out, uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); }
 void put_i64(std::string& out, int64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
@@ -156,9 +159,20 @@ struct TCPStore::Server {
         int64_t amount = 0;
         if (!net::recv_all(fd, &amount, 8, deadline, what)) return false;
         auto& v = data[key];
-        // Stored as decimal text, as Python's store does, so get() of a counter reads "3".
-        int64_t now = v.empty() ? 0 : std::stoll(std::string(v.begin(), v.end()));
-        now += amount;
+        // Stored as decimal text, as Python's store does, so get() of a counter reads "3". A
+        // value that is not a number (or would overflow) answers the sentinel the client turns
+        // into an error, and keeps the connection.
+        int64_t now = 0;
+        bool ok = true;
+        try {
+          now = v.empty() ? 0 : std::stoll(std::string(v.begin(), v.end()));
+        } catch (const std::exception&) {
+          ok = false;
+        }
+        if (!ok || __builtin_add_overflow(now, amount, &now)) {
+          put_i64(reply, kAddError);
+          break;
+        }
         std::string text = std::to_string(now);
         v.assign(text.begin(), text.end());
         put_i64(reply, now);
@@ -193,12 +207,21 @@ struct TCPStore::Client {
   std::mutex mutex;  // one request at a time on the connection
   std::chrono::milliseconds timeout;
 
-  // Sends a request and reads `n` reply bytes into `out`.
+  // Sends a request and reads `n` reply bytes into `out`. After any failure the connection
+  // is closed for good: a reply cut short would otherwise be read as the next request's.
   void round_trip(const std::string& request, void* out, size_t n) {
-    net::send_all(socket.fd(), request.data(), request.size(), "TCPStore");
-    if (!net::recv_all(socket.fd(), out, n, net::Clock::now() + timeout, "TCPStore"))
+    if (!socket.valid())
       throw DistStoreError(
-          "TCPStore: the master closed the connection (has rank 0 exited or failed?)");
+          "TCPStore: the connection to the master was lost after an earlier error");
+    try {
+      net::send_all(socket.fd(), request.data(), request.size(), "TCPStore");
+      if (!net::recv_all(socket.fd(), out, n, net::Clock::now() + timeout, "TCPStore"))
+        throw DistStoreError(
+            "TCPStore: the master closed the connection (has rank 0 exited or failed?)");
+    } catch (...) {
+      socket.reset();
+      throw;
+    }
   }
 };
 
@@ -272,6 +295,11 @@ int64_t TCPStore::add(const std::string& key, int64_t amount) {
   std::lock_guard<std::mutex> lock(client_->mutex);
   int64_t now = 0;
   client_->round_trip(req, &now, 8);
+  if (now == kAddError)
+    throw DistStoreError(fmt::format(
+        "TCPStore: add('{}', {}): the key holds a value that is not an integer, or the sum "
+        "overflows",
+        key, amount));
   return now;
 }
 

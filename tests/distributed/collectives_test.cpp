@@ -133,6 +133,24 @@ EMBER_DIST_WORKER(collectives) {
   }
   run_point_to_point(rank, world);
 
+  // reduce_scatter and all_to_all on 2-D tensors (the flat staging must reshape them).
+  {
+    std::vector<Tensor> in2, out2;
+    for (int j = 0; j < world; ++j) {
+      in2.push_back(ember::full({2, 3}, static_cast<double>(rank + 10 * j)));
+      out2.push_back(ember::zeros({2, 3}));
+    }
+    Tensor rs = ember::zeros({2, 3});
+    dist::reduce_scatter(rs, in2, ReduceOp::SUM);
+    double want = 0;
+    for (int q = 0; q < world; ++q) want += q + 10 * rank;
+    check_values(rs.reshape({-1}), std::vector<double>(6, want), "reduce_scatter 2-D");
+    dist::all_to_all(out2, in2);
+    for (int q = 0; q < world; ++q)
+      check_values(out2[static_cast<size_t>(q)].reshape({-1}),
+                   std::vector<double>(6, q + 10.0 * rank), "all_to_all 2-D");
+  }
+
   // Asynchronous: the Work completes, and result() holds the tensor.
   Tensor a = ember::ones({1000}) * static_cast<float>(rank + 1);
   auto work = dist::all_reduce(a, ReduceOp::SUM, nullptr, /*async_op=*/true);
@@ -152,19 +170,12 @@ EMBER_DIST_WORKER(collectives) {
   DIST_CHECK(!dist::is_initialized(), "still initialized after destroy_process_group");
 }
 
-void expect_ranks_ok(const std::vector<dist_test::RankExit>& exits) {
-  for (size_t r = 0; r < exits.size(); ++r) {
-    EXPECT_FALSE(exits[r].timed_out) << "rank " << r << " hung:\n" << exits[r].output;
-    EXPECT_EQ(exits[r].code, 0) << "rank " << r << ":\n" << exits[r].output;
-  }
-}
-
 TEST(DistCollectives, EveryOpAndDtypeOnTwoRanks) {
-  expect_ranks_ok(dist_test::run_ranks({"collectives", 2}));
+  dist_test::expect_ranks_ok(dist_test::run_ranks({"collectives", 2}));
 }
 
 TEST(DistCollectives, EveryOpAndDtypeOnThreeRanks) {
-  expect_ranks_ok(dist_test::run_ranks({"collectives", 3}));
+  dist_test::expect_ranks_ok(dist_test::run_ranks({"collectives", 3}));
 }
 
 }  // namespace dist_collectives_test

@@ -62,6 +62,13 @@ int run_worker_from_arg(const std::string& arg) {
   return 0;
 }
 
+void expect_ranks_ok(const std::vector<RankExit>& exits) {
+  for (size_t r = 0; r < exits.size(); ++r) {
+    EXPECT_FALSE(exits[r].timed_out) << "rank " << r << " hung:\n" << exits[r].output;
+    EXPECT_EQ(exits[r].code, 0) << "rank " << r << ":\n" << exits[r].output;
+  }
+}
+
 int free_port() {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in addr{};

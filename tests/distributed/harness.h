@@ -50,6 +50,8 @@ struct Launch {
 
 /// Starts the ranks, waits for all of them (killing the ones still running at the deadline).
 std::vector<RankExit> run_ranks(const Launch& launch);
+/// Adds a test failure for every rank that hung or exited with an error, with its output.
+void expect_ranks_ok(const std::vector<RankExit>& exits);
 /// A TCP port on 127.0.0.1 that was free a moment ago.
 int free_port();
 

@@ -93,15 +93,8 @@ EMBER_DIST_WORKER(tcp_init_and_groups) {
   dist::destroy_process_group();
 }
 
-void expect_ranks_ok(const std::vector<dist_test::RankExit>& exits) {
-  for (size_t r = 0; r < exits.size(); ++r) {
-    EXPECT_FALSE(exits[r].timed_out) << "rank " << r << " hung:\n" << exits[r].output;
-    EXPECT_EQ(exits[r].code, 0) << "rank " << r << ":\n" << exits[r].output;
-  }
-}
-
 TEST(DistInit, TcpInitGroupsAndArgumentErrors) {
-  expect_ranks_ok(dist_test::run_ranks({"tcp_init_and_groups", 3}));
+  dist_test::expect_ranks_ok(dist_test::run_ranks({"tcp_init_and_groups", 3}));
 }
 
 // One rank: the whole job in this process (port 0 takes a free port for the store).

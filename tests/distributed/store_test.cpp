@@ -89,6 +89,16 @@ TEST(TCPStore, ClientSeesTheMasterGo) {
                                                           {"TCPStore"});
 }
 
+TEST(TCPStore, AddOnANonIntegerIsAnErrorAndTheConnectionLives) {
+  TCPStore master("127.0.0.1", 0, std::nullopt, true, 10s);
+  master.set("word", std::string("hello"));
+  ember_test::expect_error<DistStoreError>([&] { master.add("word", 1); },
+                                           {"add('word', 1)", "not an integer"});
+  master.set("big", std::to_string(INT64_MAX));
+  ember_test::expect_error<DistStoreError>([&] { master.add("big", 1); }, {"overflows"});
+  EXPECT_EQ(master.add("n", 2), 2);  // the same connection still answers
+}
+
 TEST(TCPStore, RefusesOversizedKeys) {
   TCPStore master("127.0.0.1", 0, std::nullopt, true, 10s);
   ember_test::expect_error<DistStoreError>(

@@ -21,8 +21,9 @@ class EMBER_API Work {
   Work(const Work&) = delete;
   Work& operator=(const Work&) = delete;
 
-  /// Whether the operation has finished, successfully or not.
-  bool is_completed() const;
+  /// Whether the operation has finished, successfully or not. Virtual: an NCCL Work asks its
+  /// stream; a Gloo send/recv knows only once wait() has seen the transfer through.
+  virtual bool is_completed() const;
   /// Whether it finished without an error (false while it runs).
   bool is_success() const;
   /// Blocks until it finishes; rethrows the operation's error (a DistBackendError, or the

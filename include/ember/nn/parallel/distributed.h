@@ -16,7 +16,8 @@
 // reverse order of the parameters (roughly the order backward produces them); each bucket's
 // all-reduce starts as soon as its last gradient is accumulated, on the group's thread, while
 // backward goes on. After the first iteration the buckets are rebuilt once in the order the
-// gradients actually arrived (rank 0's order, for every rank).
+// gradients actually arrived (rank 0's order, for every rank). As in Python, every rank calls
+// forward alike (a forward may broadcast buffers); evaluate one rank alone through module().
 #pragma once
 
 #include <functional>
