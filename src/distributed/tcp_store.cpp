@@ -64,56 +64,65 @@ void check_key(const std::string& key) {
 struct TCPStore::Server {
   net::Socket listener;
   int wake_pipe[2] = {-1, -1};
-  std::thread thread;
+  std::thread acceptor;
+  // One thread per client: a client that stalls mid-request, or stops reading its answer,
+  // holds up only its own thread.
+  std::mutex clients_mutex;
+  std::vector<std::thread> client_threads;
+  std::mutex data_mutex;
   std::unordered_map<std::string, std::vector<uint8_t>> data;
 
   explicit Server(net::Socket l) : listener(std::move(l)) {
     if (::pipe2(wake_pipe, O_CLOEXEC) != 0)
       throw DistNetworkError(fmt::format("TCPStore: pipe failed: {}", std::strerror(errno)));
-    thread = std::thread([this] { run(); });
+    acceptor = std::thread([this] { accept_loop(); });
   }
   ~Server() {
+    // The byte stays in the pipe, so every thread polling its read end wakes and ends.
     char c = 0;
     if (::write(wake_pipe[1], &c, 1) < 0) {
-      // The thread also ends when the listener closes below; nothing else to do.
+      // Nothing else can stop the threads; the write to a fresh pipe does not fail.
     }
-    if (thread.joinable()) thread.join();
+    if (acceptor.joinable()) acceptor.join();
+    for (auto& t : client_threads)
+      if (t.joinable()) t.join();
     ::close(wake_pipe[0]);
     ::close(wake_pipe[1]);
   }
 
-  void run() {
-    std::vector<net::Socket> clients;
+  void accept_loop() {
     for (;;) {
-      std::vector<pollfd> fds;
-      fds.push_back({wake_pipe[0], POLLIN, 0});
-      fds.push_back({listener.fd(), POLLIN, 0});
-      for (auto& c : clients) fds.push_back({c.fd(), POLLIN, 0});
-      if (::poll(fds.data(), fds.size(), -1) < 0) {
+      pollfd fds[2] = {{wake_pipe[0], POLLIN, 0}, {listener.fd(), POLLIN, 0}};
+      if (::poll(fds, 2, -1) < 0) {
         if (errno == EINTR) continue;
         return;
       }
       if (fds[0].revents) return;
-      if (fds[1].revents & POLLIN) {
-        int fd = ::accept4(listener.fd(), nullptr, nullptr, SOCK_CLOEXEC);
-        if (fd >= 0) clients.emplace_back(fd);
+      if (!(fds[1].revents & POLLIN)) continue;
+      int fd = ::accept4(listener.fd(), nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) continue;
+      // An answer the client does not read fails after this long instead of blocking forever.
+      timeval send_timeout{static_cast<time_t>(kRequestTimeout.count()), 0};
+      setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof(send_timeout));
+      std::lock_guard<std::mutex> lock(clients_mutex);
+      client_threads.emplace_back([this, fd] { client_loop(net::Socket(fd)); });
+    }
+  }
+
+  void client_loop(net::Socket client) {
+    for (;;) {
+      pollfd fds[2] = {{wake_pipe[0], POLLIN, 0}, {client.fd(), POLLIN, 0}};
+      if (::poll(fds, 2, -1) < 0) {
+        if (errno == EINTR) continue;
+        return;
       }
-      // Serve the clients polled above (new ones are polled next round); drop the ones that
-      // closed or sent something malformed.
-      std::vector<net::Socket> kept;
-      for (size_t i = 0; i < clients.size(); ++i) {
-        short ev = i + 2 < fds.size() ? fds[i + 2].revents : 0;
-        bool keep = true;
-        if (ev & (POLLIN | POLLHUP | POLLERR)) {
-          try {
-            keep = serve_one(clients[i].fd());
-          } catch (const std::exception&) {
-            keep = false;
-          }
-        }
-        if (keep) kept.push_back(std::move(clients[i]));
+      if (fds[0].revents) return;
+      if (!(fds[1].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      try {
+        if (!serve_one(client.fd())) return;  // closed, or not a client of ours
+      } catch (const std::exception&) {
+        return;  // malformed or stalled: drop this client only
       }
-      clients = std::move(kept);
     }
   }
 
@@ -141,15 +150,21 @@ struct TCPStore::Server {
       return std::string(b.begin(), b.end());
     };
     std::string reply;
+    // Each request's arguments are read in full before the map (shared by the client threads)
+    // is locked, so a client that stalls mid-request never holds the lock.
     switch (static_cast<Command>(cmd)) {
       case Command::Set: {
         std::string key = read_key();
-        data[key] = read_bytes(kMaxValueBytes);
+        std::vector<uint8_t> value = read_bytes(kMaxValueBytes);
+        std::lock_guard<std::mutex> lock(data_mutex);
+        data[key] = std::move(value);
         reply.push_back(1);
         break;
       }
       case Command::Get: {
-        auto it = data.find(read_key());
+        std::string key = read_key();
+        std::lock_guard<std::mutex> lock(data_mutex);
+        auto it = data.find(key);
         reply.push_back(it != data.end() ? 1 : 0);
         if (it != data.end()) put_bytes(reply, it->second.data(), it->second.size());
         break;
@@ -158,6 +173,7 @@ struct TCPStore::Server {
         std::string key = read_key();
         int64_t amount = 0;
         if (!net::recv_all(fd, &amount, 8, deadline, what)) return false;
+        std::lock_guard<std::mutex> lock(data_mutex);
         auto& v = data[key];
         // Stored as decimal text, as Python's store does, so get() of a counter reads "3". A
         // value that is not a number (or would overflow) answers the sentinel the client turns
@@ -181,17 +197,25 @@ struct TCPStore::Server {
       case Command::Check: {
         uint32_t n = read_u32();
         if (n > kMaxKeysPerCheck) return false;
+        std::vector<std::string> keys;
+        for (uint32_t i = 0; i < n; ++i) keys.push_back(read_key());
+        std::lock_guard<std::mutex> lock(data_mutex);
         bool all = true;
-        for (uint32_t i = 0; i < n; ++i) all = data.count(read_key()) && all;
+        for (const auto& k : keys) all = all && data.count(k) != 0;
         reply.push_back(all ? 1 : 0);
         break;
       }
-      case Command::Delete:
-        reply.push_back(data.erase(read_key()) ? 1 : 0);
+      case Command::Delete: {
+        std::string key = read_key();
+        std::lock_guard<std::mutex> lock(data_mutex);
+        reply.push_back(data.erase(key) ? 1 : 0);
         break;
-      case Command::NumKeys:
+      }
+      case Command::NumKeys: {
+        std::lock_guard<std::mutex> lock(data_mutex);
         put_i64(reply, static_cast<int64_t>(data.size()));
         break;
+      }
       default:
         return false;  // not a client of ours
     }

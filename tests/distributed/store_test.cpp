@@ -1,6 +1,11 @@
 // TCPStore and PrefixStore in one process: the master and its clients on threads.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <thread>
 
 #include "ember/distributed/store.h"
@@ -97,6 +102,26 @@ TEST(TCPStore, AddOnANonIntegerIsAnErrorAndTheConnectionLives) {
   master.set("big", std::to_string(INT64_MAX));
   ember_test::expect_error<DistStoreError>([&] { master.add("big", 1); }, {"overflows"});
   EXPECT_EQ(master.add("n", 2), 2);  // the same connection still answers
+}
+
+TEST(TCPStore, AStalledClientHoldsUpNoOther) {
+  TCPStore master("127.0.0.1", 0, std::nullopt, true, 10s);
+  // A raw connection that sends the first byte of a request and then nothing.
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(master.port());
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  const char set_command = 1;
+  ASSERT_EQ(::send(fd, &set_command, 1, 0), 1);
+  std::this_thread::sleep_for(20ms);
+  TCPStore client("127.0.0.1", master.port(), std::nullopt, false, 10s);
+  const auto start = std::chrono::steady_clock::now();
+  client.set("k", std::string("v"));
+  EXPECT_EQ(text(master.get("k")), "v");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+  ::close(fd);
 }
 
 TEST(TCPStore, RefusesOversizedKeys) {
