@@ -82,4 +82,33 @@ TEST(DataParallel, FunctionalFormAndErrors) {
   ember_test::expect_error([&] { dp->forward(ember::randn({4, 5})); }, {"5"});
 }
 
+// Arguments other than one tensor: a vector of tensors (each split), a number (given to every
+// replica), and a vector of tensors back (each joined).
+struct PairNetImpl : nn::Cloneable<PairNetImpl> {
+  PairNetImpl() { fc = register_module("fc", nn::Linear(6, 3)); }
+  std::vector<Tensor> forward(const std::vector<Tensor>& ab, double scale) {
+    Tensor h = fc->forward(ab[0]) * scale;
+    return {h, h + ab[1]};
+  }
+  nn::Linear fc{nullptr};
+};
+EMBER_MODULE(PairNet);
+
+TEST(DataParallel, VectorsOfTensorsAndOtherArguments) {
+  ember::manual_seed(3);
+  PairNet model;
+  nn::parallel::DataParallel dp(model, nn::parallel::DataParallelOptions().device_ids(cpus(3)));
+  std::vector<Tensor> ab = {ember::randn({7, 6}), ember::randn({7, 3})};
+  auto got = dp->forward<std::vector<Tensor>>(ab, 0.5);
+  auto want = model->forward(ab, 0.5);
+  ASSERT_EQ(got.size(), 2u);
+  expect_close(got[0], want[0], 1e-6, "first output");
+  expect_close(got[1], want[1], 1e-6, "second output");
+  (got[0].sum() + got[1].square().sum()).backward();
+  Tensor g = model->fc->weight.grad().clone();
+  model->zero_grad();
+  (want[0].sum() + want[1].square().sum()).backward();
+  expect_close(g, model->fc->weight.grad(), 1e-5, "gradient through vector outputs");
+}
+
 }  // namespace data_parallel_test

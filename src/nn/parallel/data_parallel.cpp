@@ -90,16 +90,65 @@ int64_t DataParallelImpl::parameter_refreshes() const {
   return n;
 }
 
-Tensor DataParallelImpl::forward(const Tensor& input) {
-  const auto& devices = options_.device_ids();
-  const int64_t dim = options_.dim();
-  if (devices.size() == 1)
-    return module_.forward(input.to(devices[0])).to(*options_.output_device());
-  if (input.dim() == 0)
-    throw ValueError("DataParallel: the input is 0-dimensional; there is nothing to split");
-  std::vector<Tensor> chunks = input.chunk(static_cast<int64_t>(devices.size()), dim);
-  const size_t used = chunks.size();  // fewer rows than devices: fewer replicas run
+std::vector<Tensor> DataParallelImpl::scatter_one(const Tensor& t, size_t n) const {
+  if (t.dim() == 0)
+    throw ValueError("DataParallel: a 0-dimensional input tensor cannot be split over the devices");
+  std::vector<Tensor> chunks = t.chunk(static_cast<int64_t>(n), options_.dim());
+  for (size_t i = 0; i < chunks.size(); ++i) chunks[i] = chunks[i].to(device(i));
+  return chunks;
+}
 
+std::vector<std::vector<Tensor>> DataParallelImpl::scatter_one(const std::vector<Tensor>& v,
+                                                               size_t n) const {
+  std::vector<std::vector<Tensor>> per_replica(n);
+  size_t used = n;
+  for (const Tensor& t : v) {
+    std::vector<Tensor> chunks = scatter_one(t, n);
+    used = std::min(used, chunks.size());
+    for (size_t i = 0; i < chunks.size(); ++i) per_replica[i].push_back(chunks[i]);
+  }
+  per_replica.resize(v.empty() ? n : used);
+  return per_replica;
+}
+
+std::vector<Tensor> DataParallelImpl::to_device(const std::vector<Tensor>& v, size_t i) const {
+  std::vector<Tensor> out;
+  for (const Tensor& t : v) out.push_back(t.to(device(i)));
+  return out;
+}
+
+Tensor DataParallelImpl::gather_all(const std::vector<Tensor>& outputs) const {
+  std::vector<Tensor> on_output;
+  for (const Tensor& o : outputs) on_output.push_back(o.to(*options_.output_device()));
+  return cat(on_output, options_.dim());
+}
+
+std::vector<Tensor> DataParallelImpl::gather_all(
+    const std::vector<std::vector<Tensor>>& outputs) const {
+  std::vector<Tensor> joined;
+  for (size_t k = 0; k < outputs.front().size(); ++k) {
+    std::vector<Tensor> parts;
+    for (const auto& o : outputs) {
+      if (o.size() != outputs.front().size())
+        throw ValueError(fmt::format(
+            "DataParallel: the replicas returned {} and {} tensors; a module must return the "
+            "same number on every replica",
+            outputs.front().size(), o.size()));
+      parts.push_back(o[k]);
+    }
+    joined.push_back(gather_all(parts));
+  }
+  return joined;
+}
+
+std::vector<Tensor> DataParallelImpl::gather_one(const std::vector<Tensor>& v, size_t) const {
+  std::vector<Tensor> out;
+  for (const Tensor& t : v) out.push_back(t.to(*options_.output_device()));
+  return out;
+}
+
+void DataParallelImpl::run_replicas(size_t used,
+                                    const std::function<void(size_t, SequentialImpl*)>& body) {
   // What each replica gets, prepared on this thread (it touches the module's tensors' autograd
   // state, which the replica threads must not do at the same time).
   const auto named_params = module_.ptr()->named_parameters();
@@ -135,36 +184,31 @@ Tensor DataParallelImpl::forward(const Tensor& input) {
                                                                   /*copy=*/true));
     }
   }
-  for (size_t i = 1; i < used; ++i) chunks[i] = chunks[i].to(replicas_[i - 1]->device);
-  chunks[0] = chunks[0].to(devices[0]);
 
-  std::vector<Tensor> outputs(used);
   std::vector<std::exception_ptr> errors(used);
   const bool grad_enabled = GradMode::is_enabled();
   std::vector<std::thread> threads;
-  for (size_t i = 1; i < used; ++i) {
-    threads.emplace_back([&, i] {
-      try {
-        AutoGradMode mode(grad_enabled);
-        Replica& r = *replicas_[i - 1];
-        utils::detail::ReparametrizeGuard guard(*r.module, utils::NamedTensors(bindings[i]),
-                                                utils::FunctionalCallOptions());
-        outputs[i] = r.module->forward(chunks[i]);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    });
-  }
   try {
-    outputs[0] = module_.forward(chunks[0]);
+    for (size_t i = 1; i < used; ++i) {
+      threads.emplace_back([&, i] {
+        try {
+          AutoGradMode mode(grad_enabled);
+          Replica& r = *replicas_[i - 1];
+          utils::detail::ReparametrizeGuard guard(*r.module, utils::NamedTensors(bindings[i]),
+                                                  utils::FunctionalCallOptions());
+          body(i, r.module.get());
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      });
+    }
+    body(0, nullptr);
   } catch (...) {
     errors[0] = std::current_exception();
   }
   for (auto& t : threads) t.join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
-  for (auto& o : outputs) o = o.to(*options_.output_device());
-  return cat(outputs, dim);
 }
 
 void DataParallelImpl::pretty_print(std::ostream& stream) const { stream << "DataParallel"; }
