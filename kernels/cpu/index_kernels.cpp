@@ -8,6 +8,7 @@
 
 #include "ember/core/macros.h"
 #include "kernels/common/visit.h"
+#include "kernels/common/visit_width.h"
 #include "src/core/parallel.h"
 
 namespace ember::kernels {
@@ -47,22 +48,6 @@ void for_each_row(const ElementwiseLoop& L, int64_t grain, const F& f) {
       }
     }
   });
-}
-
-// Moving elements needs only their width, so gather and plain put are instantiated per item size
-// (4 loops instead of 10 dtypes).
-template <class F>
-void visit_width(int64_t bytes, const F& f) {
-  switch (bytes) {
-    case 1:
-      return f(uint8_t{});
-    case 2:
-      return f(uint16_t{});
-    case 4:
-      return f(uint32_t{});
-    default:
-      return f(uint64_t{});
-  }
 }
 
 // A gather costs a cache miss per element, so threads pay off earlier than for streaming loops.

@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "kernels/common/visit.h"
+#include "kernels/common/visit_width.h"
 #include "kernels/cuda/loops.cuh"
 #include "kernels/cuda/narrow_atomic_math.h"
 #include "src/dispatch/dispatch.h"
@@ -56,21 +57,6 @@ StridedGeometry<kN> geometry_of(const ElementwiseLoop& L) {
   }
   for (int k = 0; k < kN; ++k) g.data[k] = L.data[k];
   return g;
-}
-
-// Element types of each width, for the kernels that only move bytes.
-template <class F>
-void visit_width(int64_t bytes, const F& f) {
-  switch (bytes) {
-    case 1:
-      return f(uint8_t{});
-    case 2:
-      return f(uint16_t{});
-    case 4:
-      return f(uint32_t{});
-    default:
-      return f(uint64_t{});
-  }
 }
 
 // Grid-stride loop bounds of the calling thread.

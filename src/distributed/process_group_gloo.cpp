@@ -30,6 +30,9 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/distributed/process_group.h"
 #include "ember/ops/factory.h"
+#include "kernels/common/visit_width.h"
+#include "src/distributed/gloo_p2p_work.h"
+#include "src/distributed/gloo_store.h"
 #include "src/distributed/reduce_functions.h"
 #include "src/distributed/staged.h"
 
@@ -43,109 +46,14 @@ namespace {
 // All-reduces up to this size use Gloo's bcube algorithm, larger ones its ring (run_allreduce).
 constexpr size_t kBcubeMaxBytes = size_t{4} << 20;
 
-// Gloo's rendezvous reads and writes our store.
-class GlooStore final : public gloo::rendezvous::Store {
- public:
-  explicit GlooStore(std::shared_ptr<distributed::Store> store) : store_(std::move(store)) {}
-  void set(const std::string& key, const std::vector<char>& data) override {
-    store_->set(key, std::vector<uint8_t>(data.begin(), data.end()));
-  }
-  std::vector<char> get(const std::string& key) override {
-    auto v = store_->get(key);
-    return std::vector<char>(v.begin(), v.end());
-  }
-  void wait(const std::vector<std::string>& keys) override { store_->wait(keys); }
-  void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& t) override {
-    store_->wait(keys, t);
-  }
-
- private:
-  std::shared_ptr<distributed::Store> store_;
-};
-
 std::string describe(const Tensor& t) {
   return fmt::format("[{}] {}", fmt::join(t.sizes(), ", "), to_string(t.scalar_type()));
-}
-
-// Calls f(carrier) with an unsigned type of the dtype's size: Gloo sizes its segments by it,
-// and our reduce functions read the real dtype.
-template <class F>
-void with_carrier(ScalarType dtype, F&& f) {
-  switch (element_size(dtype)) {
-    case 1:
-      return f(uint8_t{});
-    case 2:
-      return f(uint16_t{});
-    case 4:
-      return f(uint32_t{});
-    default:
-      return f(uint64_t{});
-  }
 }
 
 template <class T>
 T* ptr_as(const Tensor& t) {
   return static_cast<T*>(t.data_ptr());
 }
-
-// What a failed collective says: the op, this rank, the likely causes.
-std::exception_ptr backend_error(const std::string& context, const char* what,
-                                 std::chrono::milliseconds timeout) {
-  return std::make_exception_ptr(DistBackendError(fmt::format(
-      "{} failed: {}. Hint: another rank may have exited, failed or stopped calling collectives "
-      "(every rank must call the same collectives in the same order), or the group's timeout "
-      "({} ms) passed",
-      context, what, timeout.count())));
-}
-
-// A posted send or receive: wait() waits for the transfer (bounded by the group's timeout),
-// writes a received non-contiguous tensor back, and completes the Work.
-class P2PWork final : public Work {
- public:
-  P2PWork(std::shared_ptr<gloo::Context> context,
-          std::unique_ptr<gloo::transport::UnboundBuffer> ub, bool is_send, bool posted,
-          Staged tensor, std::chrono::milliseconds timeout, std::string error_context)
-      : context_(std::move(context)),
-        tensor_(std::move(tensor)),
-        ub_(std::move(ub)),
-        is_send_(is_send),
-        posted_(posted),
-        timeout_(timeout),
-        error_context_(std::move(error_context)) {}
-
-  bool wait(std::chrono::milliseconds timeout) override {
-    {
-      std::lock_guard<std::mutex> lock(transfer_mutex_);
-      if (!Work::is_completed()) {
-        try {
-          if (posted_) {
-            if (is_send_)
-              ub_->waitSend(timeout_);
-            else
-              ub_->waitRecv(timeout_);
-          }
-          if (!is_send_) tensor_.write_back();
-          finish({tensor_.original});
-        } catch (const Error&) {
-          finish_with_error(std::current_exception());
-        } catch (const std::exception& e) {
-          finish_with_error(backend_error(error_context_, e.what(), timeout_));
-        }
-      }
-    }
-    return Work::wait(timeout);
-  }
-
- private:
-  std::shared_ptr<gloo::Context> context_;  // outlives the buffer, which belongs to it
-  Staged tensor_;  // outlives the buffer too: a transfer may still run when the Work is dropped
-  std::unique_ptr<gloo::transport::UnboundBuffer> ub_;
-  bool is_send_;
-  bool posted_;
-  std::chrono::milliseconds timeout_;
-  std::string error_context_;
-  std::mutex transfer_mutex_;
-};
 
 class ProcessGroupGloo final : public ProcessGroup {
  public:
@@ -231,7 +139,7 @@ class ProcessGroupGloo final : public ProcessGroup {
     }
     return enqueue(name, [this, s, work_buffer, root, op](uint32_t tag) {
       if (work_buffer.numel() > 0) {
-        with_carrier(work_buffer.scalar_type(), [&](auto carrier) {
+        visit_width(element_size(work_buffer.scalar_type()), [&](auto carrier) {
           using T = decltype(carrier);
           gloo::ReduceOptions opts(context_);
           opts.setOutput(ptr_as<T>(work_buffer), static_cast<size_t>(work_buffer.numel()));
@@ -526,7 +434,8 @@ class ProcessGroupGloo final : public ProcessGroup {
 
   void run_allreduce(const Tensor& buffer, ReduceOp op, uint32_t tag) {
     if (buffer.numel() > 0) {
-      with_carrier(buffer.scalar_type(), [&](auto carrier) {
+      // Gloo sizes its segments by the element width; our reduce functions read the dtype.
+      visit_width(element_size(buffer.scalar_type()), [&](auto carrier) {
         using T = decltype(carrier);
         gloo::AllreduceOptions opts(context_);
         // Gloo's ring takes 2 (size - 1) dependent steps, its bcube log2(size): below a few

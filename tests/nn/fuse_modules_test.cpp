@@ -223,8 +223,8 @@ TEST(FuseModules, ModuleListAndModuleDictEntriesReplaced) {
   EXPECT_TRUE(list->ptr<nn::intrinsic::ConvReLU2dImpl>(0));
   EXPECT_TRUE(list->ptr<nn::IdentityImpl>(1));
   EXPECT_EQ((*list->begin()).get(), list->named_children()["0"].get());
-  nn::ModuleDict dict({{"fc", std::make_shared<nn::LinearImpl>(3, 2)},
-                       {"act", std::make_shared<nn::ReLUImpl>()}});
+  nn::ModuleDict dict(
+      {{"fc", std::make_shared<nn::LinearImpl>(3, 2)}, {"act", std::make_shared<nn::ReLUImpl>()}});
   nn::utils::fuse_modules(dict, {{"fc", "act"}});
   EXPECT_TRUE(std::dynamic_pointer_cast<nn::intrinsic::LinearReLUImpl>(dict["fc"]));
   EXPECT_TRUE(std::dynamic_pointer_cast<nn::IdentityImpl>(dict["act"]));
