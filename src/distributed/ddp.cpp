@@ -118,11 +118,7 @@ DistributedDataParallelImpl::DistributedDataParallelImpl(AnyModule module,
   register_module("module", module_.ptr());
 
   const auto named = module_.ptr()->named_parameters();
-  // NCCL exchanges CUDA tensors only: the checks travel on the parameters' device there.
-  const Device comm_device = group_->backend_name() == "nccl" && !named.is_empty()
-                                 ? named[0].value().device()
-                                 : Device(kCPU);
-  verify_same_parameters(*group_, named, comm_device);
+  verify_same_parameters(*group_, named, group_->tensor_device());
   // Rank 0's parameters and buffers to every rank.
   {
     NoGradGuard no_grad;

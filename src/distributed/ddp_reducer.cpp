@@ -110,12 +110,6 @@ void Reducer::build_buckets(const std::vector<size_t>& order) {
   buckets_ = std::move(buckets);
 }
 
-Device Reducer::comm_device() const {
-  // NCCL reduces CUDA tensors only; the bookkeeping tensors go where the parameters are.
-  if (group_->backend_name() == "nccl" && !params_.empty()) return params_.front().device();
-  return kCPU;
-}
-
 void Reducer::set_comm_hook(CommHook hook) {
   if (iterations_ > 0 || armed_)
     throw Error(
@@ -169,7 +163,7 @@ void Reducer::maybe_rebuild_buckets() {
     Tensor wire = empty({static_cast<int64_t>(order.size())}, TensorOptions().dtype(kLong));
     for (size_t k = 0; k < order.size(); ++k)
       wire.data_ptr<int64_t>()[k] = static_cast<int64_t>(order[k]);
-    Tensor sent = wire.to(comm_device());
+    Tensor sent = wire.to(group_->tensor_device());
     group_->broadcast(sent, 0)->wait();
     wire = sent.to(kCPU);
     for (size_t k = 0; k < order.size(); ++k)
@@ -301,7 +295,7 @@ void Reducer::finalize() {
   if (options_.find_unused_parameters() || (options_.static_graph() && iterations_ == 0)) {
     Tensor used = empty({static_cast<int64_t>(params_.size())}, TensorOptions().dtype(kInt));
     for (size_t i = 0; i < params_.size(); ++i) used.data_ptr<int32_t>()[i] = locally_used_[i];
-    Tensor sent = used.to(comm_device());
+    Tensor sent = used.to(group_->tensor_device());
     group_->allreduce(sent, distributed::ReduceOp::MAX)->wait();
     used = sent.to(kCPU);
     for (size_t i = 0; i < params_.size(); ++i) globally_used[i] = used.data_ptr<int32_t>()[i] != 0;

@@ -59,7 +59,6 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   void finalize();
   void reset_iteration();
   std::string unready_names() const;
-  Device comm_device() const;
 
   std::vector<Tensor> params_;
   std::vector<std::string> names_;

@@ -379,8 +379,8 @@ class ProcessGroupGloo final : public ProcessGroup {
   void check_peer(const char* op, const char* what, int r) const {
     check_rank(op, what, r);
     if (r == rank())
-      throw ValueError(fmt::format("{}: {} is this rank ({}); a rank cannot {} to itself", op, what,
-                                   r, op[0] == 's' ? "send" : "receive"));
+      throw ValueError(fmt::format(
+          "{}: {} is this rank ({}); point-to-point transfers need another rank", op, what, r));
   }
 
   static void check_tag(const char* op, int tag) {

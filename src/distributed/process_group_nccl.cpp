@@ -224,6 +224,7 @@ class ProcessGroupNCCL final : public ProcessGroup {
   }
 
   std::string backend_name() const override { return "nccl"; }
+  Device tensor_device() const override { return Device(kCUDA, static_cast<int8_t>(device_)); }
 
   WorkPtr allreduce(const Tensor& tensor, ReduceOp op) override {
     check_tensor("all_reduce", tensor);

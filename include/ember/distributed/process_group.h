@@ -37,6 +37,9 @@ class EMBER_API ProcessGroup {
   const std::vector<int>& global_ranks() const { return global_ranks_; }
   /// "gloo" or "nccl".
   virtual std::string backend_name() const = 0;
+  /// Where this group's tensors live (the CPU for Gloo, this rank's GPU for NCCL): callers that
+  /// exchange tensors of their own making (DDP's checks and bookkeeping) put them there.
+  virtual Device tensor_device() const { return kCPU; }
 
   /// In place on every rank: tensor = op over the ranks' tensors.
   virtual WorkPtr allreduce(const Tensor& tensor, ReduceOp op = ReduceOp::SUM) = 0;
