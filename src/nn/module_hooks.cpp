@@ -49,10 +49,19 @@ void HookLists::remove(size_t id) {
 void throw_hooks_unsupported(const std::string& module_name) {
   EMBER_CHECK(false,
               "{}: hooks are registered, but its forward takes or returns a type that hooks "
-              "cannot carry (they see Tensor, std::optional<Tensor>, std::vector<Tensor>, "
-              "numbers, bool, std::string and int/double vectors). Hint: remove the hooks or "
-              "call ->forward() directly",
+              "cannot carry (they see Tensor, std::optional<Tensor>, numbers, bool, std::string, "
+              "and std::vector, std::tuple, std::pair and string- or integer-keyed std::map / "
+              "std::unordered_map of those). Hint: remove the hooks or call ->forward() "
+              "directly",
               module_name);
+  __builtin_unreachable();
+}
+
+void throw_tuple_size(size_t got, size_t expected) {
+  EMBER_CHECK(false,
+              "Module call: a tuple argument or result arrived with {} elements where the "
+              "forward's std::tuple has {} (a hook or a Sequential stage changed its length)",
+              got, expected);
   __builtin_unreachable();
 }
 

@@ -164,3 +164,75 @@ TEST(Functional, WrapsFunctionsAndBindsArguments) {
 }
 
 }  // namespace
+
+namespace container_codec_test {
+
+// Tuples, pairs, vectors and maps as forward arguments and results: they travel through
+// AnyModule, Sequential and the hooks as Tuple, GenericList and GenericDict IValues.
+struct TupleToMapImpl : nn::Cloneable<TupleToMapImpl> {
+  std::map<std::string, Tensor> forward(const std::tuple<Tensor, std::pair<Tensor, int64_t>>& in) {
+    const auto& [a, bk] = in;
+    return {{"sum", a + bk.first}, {"scaled", a * static_cast<double>(bk.second)}};
+  }
+};
+EMBER_MODULE(TupleToMap);
+
+struct MapToVectorImpl : nn::Cloneable<MapToVectorImpl> {
+  std::vector<std::tuple<std::string, Tensor>> forward(const std::map<std::string, Tensor>& m) {
+    std::vector<std::tuple<std::string, Tensor>> out;
+    for (const auto& [k, v] : m) out.emplace_back(k, v.sum());
+    return out;
+  }
+};
+EMBER_MODULE(MapToVector);
+
+TEST(ModuleCall, ContainersTravelThroughSequentialAndHooks) {
+  TupleToMap first;
+  int pre_calls = 0;
+  // The pre-hook sees the tuple as a Tuple and may replace it: the pair's integer becomes 3.
+  first->register_forward_pre_hook(
+      [&](nn::Module&, const std::vector<IValue>& in) -> std::optional<std::vector<IValue>> {
+        ++pre_calls;
+        const auto& outer = in.at(0).toTuple()->elements();
+        EXPECT_EQ(outer.size(), 2u);
+        const auto& pair = outer.at(1).toTuple()->elements();
+        EXPECT_EQ(pair.at(1).toInt(), 2);
+        return std::vector<IValue>{IValue(
+            Tuple::create({outer[0], IValue(Tuple::create({pair[0], IValue(int64_t{3})}))}))};
+      });
+  // The forward hook sees the map as a GenericDict and adds 1 to "sum".
+  first->register_forward_hook([](nn::Module&, const std::vector<IValue>&,
+                                  const IValue& out) -> std::optional<IValue> {
+    GenericDict d = out.toGenericDict();
+    d.insert_or_assign(IValue(std::string("sum")), d.at(IValue(std::string("sum"))).toTensor() + 1);
+    return IValue(std::move(d));
+  });
+  nn::Sequential seq(first, MapToVector());
+  const Tensor a = ember::full({2}, 1.0), b = ember::full({2}, 5.0);
+  auto out = seq->forward<std::vector<std::tuple<std::string, Tensor>>>(
+      std::make_tuple(a, std::make_pair(b, int64_t{2})));
+  EXPECT_EQ(pre_calls, 1);
+  ASSERT_EQ(out.size(), 2u);  // std::map order: "scaled", "sum"
+  EXPECT_EQ(std::get<0>(out[0]), "scaled");
+  EXPECT_EQ(std::get<1>(out[0]).item<float>(), 6.f);  // (1 * 3) * 2 elements
+  EXPECT_EQ(std::get<0>(out[1]), "sum");
+  EXPECT_EQ(std::get<1>(out[1]).item<float>(), 14.f);  // (1 + 5 + 1) * 2 elements
+}
+
+TEST(ModuleCall, ATupleOfTheWrongLengthIsAnError) {
+  TupleToMap m;
+  m->register_forward_pre_hook(
+      [](nn::Module&, const std::vector<IValue>& in) -> std::optional<std::vector<IValue>> {
+        return std::vector<IValue>{IValue(Tuple::create({in.at(0).toTuple()->elements()[0]}))};
+      });
+  try {
+    m(std::make_tuple(ember::ones({1}), std::make_pair(ember::ones({1}), int64_t{1})));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("1 elements where the forward's std::tuple has 2"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace container_codec_test

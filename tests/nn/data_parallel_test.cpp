@@ -2,6 +2,13 @@
 // on threads, join, gradients summed into the module), checked against the module alone.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
 #include "ember/ember.h"
 #include "ember/nn/parallel/data_parallel.h"
 #include "tests/support/expect_error.h"
@@ -109,6 +116,73 @@ TEST(DataParallel, VectorsOfTensorsAndOtherArguments) {
   model->zero_grad();
   (want[0].sum() + want[1].square().sum()).backward();
   expect_close(g, model->fc->weight.grad(), 1e-5, "gradient through vector outputs");
+}
+
+// Nested arguments and results (Python's scatter/gather of tuples, lists and dicts): a tuple
+// holding a tensor and a map of tensors, a pair with a number, back as a tuple of a tensor, a
+// vector and an unordered_map.
+struct NestedNetImpl : nn::Cloneable<NestedNetImpl> {
+  NestedNetImpl() { fc = register_module("fc", nn::Linear(4, 2)); }
+  using In = std::tuple<Tensor, std::map<std::string, Tensor>>;
+  using Out = std::tuple<Tensor, std::vector<Tensor>, std::unordered_map<std::string, Tensor>>;
+  Out forward(const In& in, const std::pair<Tensor, double>& shift) {
+    const auto& [x, extra] = in;
+    Tensor h = fc->forward(x) + extra.at("bias") * shift.second + shift.first;
+    std::unordered_map<std::string, Tensor> named{{"h", h}, {"x2", x * 2}};
+    return {h.tanh(), {h, extra.at("bias")}, named};
+  }
+  nn::Linear fc{nullptr};
+};
+EMBER_MODULE(NestedNet);
+
+TEST(DataParallel, NestedTuplesVectorsAndMaps) {
+  ember::manual_seed(4);
+  NestedNet model;
+  nn::parallel::DataParallel dp(model, nn::parallel::DataParallelOptions().device_ids(cpus(3)));
+  NestedNetImpl::In in{ember::randn({8, 4}), {{"bias", ember::randn({8, 2})}}};
+  std::pair<Tensor, double> shift{ember::randn({8, 2}), 0.5};
+  auto got = dp->forward<NestedNetImpl::Out>(in, shift);
+  auto want = model->forward(in, shift);
+  expect_close(std::get<0>(got), std::get<0>(want), 1e-6, "tuple element 0");
+  ASSERT_EQ(std::get<1>(got).size(), 2u);
+  expect_close(std::get<1>(got)[0], std::get<1>(want)[0], 1e-6, "vector element 0");
+  expect_close(std::get<1>(got)[1], std::get<1>(want)[1], 0, "vector element 1 (passed through)");
+  ASSERT_EQ(std::get<2>(got).size(), 2u);
+  expect_close(std::get<2>(got).at("h"), std::get<2>(want).at("h"), 1e-6, "map value h");
+  expect_close(std::get<2>(got).at("x2"), std::get<2>(want).at("x2"), 0, "map value x2");
+  // Backward through every level of nesting reaches the module's parameters.
+  (std::get<0>(got).sum() + std::get<1>(got)[0].square().sum() + std::get<2>(got).at("h").sum())
+      .backward();
+  Tensor g = model->fc->weight.grad().clone();
+  model->zero_grad();
+  (std::get<0>(want).sum() + std::get<1>(want)[0].square().sum() + std::get<2>(want).at("h").sum())
+      .backward();
+  expect_close(g, model->fc->weight.grad(), 1e-5, "gradient through nested outputs");
+  // Fewer rows in one nested tensor than devices: as Python's zip, only that many replicas run.
+  NestedNetImpl::In two_rows{ember::randn({2, 4}), {{"bias", ember::randn({2, 2})}}};
+  auto small = dp->forward<NestedNetImpl::Out>(two_rows, std::make_pair(ember::randn({2, 2}), 1.0));
+  EXPECT_EQ(std::get<0>(small).size(0), 2);
+}
+
+// A replica result whose containers differ between replicas cannot be joined.
+struct RaggedNetImpl : nn::Cloneable<RaggedNetImpl> {
+  std::map<std::string, Tensor> forward(const Tensor& x) {
+    if (x.size(0) > 2) return {{"big", x}};
+    return {{"small", x}};
+  }
+};
+EMBER_MODULE(RaggedNet);
+
+TEST(DataParallel, ResultsThatDifferBetweenReplicasAreAnError) {
+  RaggedNet model;
+  nn::parallel::DataParallel dp(model, nn::parallel::DataParallelOptions().device_ids(cpus(2)));
+  using Map = std::map<std::string, Tensor>;
+  ember_test::expect_error(
+      [&] {
+        dp->forward<Map>(ember::randn({5, 1}));
+      },
+      {"DataParallel", "different keys"});
+  EXPECT_EQ(dp->forward<Map>(ember::randn({4, 1})).at("small").size(0), 4);
 }
 
 }  // namespace data_parallel_test

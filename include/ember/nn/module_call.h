@@ -5,9 +5,12 @@
 // grad_output and grad_input (Python's BackwardHook).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -70,6 +73,85 @@ struct IValueCodec<std::optional<Tensor>> {
     return v.toTensor();
   }
 };
+
+[[noreturn]] EMBER_API void throw_tuple_size(size_t got, size_t expected);
+
+// Containers of what travels (Python's tuples, lists and dicts of tensors): a std::tuple or
+// std::pair as a Tuple, any other std::vector as a GenericList, a std::map or std::unordered_map
+// with string or integer keys as a GenericDict.
+template <typename... Ts>
+struct IValueCodec<std::tuple<Ts...>> {
+  static constexpr bool ok = (IValueCodec<std::decay_t<Ts>>::ok && ...);
+  static IValue to(const std::tuple<Ts...>& v) {
+    return std::apply(
+        [](const auto&... e) {
+          return IValue(Tuple::create({IValueCodec<std::decay_t<Ts>>::to(e)...}));
+        },
+        v);
+  }
+  static std::tuple<Ts...> from(const IValue& v) {
+    const auto& elements = v.toTuple()->elements();
+    if (elements.size() != sizeof...(Ts)) throw_tuple_size(elements.size(), sizeof...(Ts));
+    return from_elements(elements, std::index_sequence_for<Ts...>{});
+  }
+
+ private:
+  template <size_t... I>
+  static std::tuple<Ts...> from_elements(const std::vector<IValue>& e, std::index_sequence<I...>) {
+    return std::tuple<Ts...>(IValueCodec<std::decay_t<Ts>>::from(e[I])...);
+  }
+};
+template <typename A, typename B>
+struct IValueCodec<std::pair<A, B>> {
+  using AsTuple = IValueCodec<std::tuple<A, B>>;
+  static constexpr bool ok = AsTuple::ok;
+  static IValue to(const std::pair<A, B>& v) { return AsTuple::to(std::tuple<A, B>(v)); }
+  static std::pair<A, B> from(const IValue& v) {
+    auto t = AsTuple::from(v);
+    return {std::move(std::get<0>(t)), std::move(std::get<1>(t))};
+  }
+};
+template <typename T>
+struct IValueCodec<std::vector<T>,
+                   std::enable_if_t<!std::is_same_v<T, Tensor> && !std::is_same_v<T, int64_t> &&
+                                    !std::is_same_v<T, double> && !std::is_same_v<T, bool>>> {
+  static constexpr bool ok = IValueCodec<T>::ok;
+  static IValue to(const std::vector<T>& v) {
+    GenericList list;
+    list.reserve(v.size());
+    for (const T& e : v) list.push_back(IValueCodec<T>::to(e));
+    return IValue(std::move(list));
+  }
+  static std::vector<T> from(const IValue& v) {
+    std::vector<T> out;
+    for (const IValue& e : v.toList()->vec()) out.push_back(IValueCodec<T>::from(e));
+    return out;
+  }
+};
+template <typename Map>
+struct IValueMapCodec {
+  using K = typename Map::key_type;
+  using V = typename Map::mapped_type;
+  static constexpr bool ok =
+      (std::is_same_v<K, std::string> || std::is_integral_v<K>)&&!std::is_same_v<K, bool> &&
+      IValueCodec<V>::ok;
+  static IValue to(const Map& m) {
+    GenericDict dict;
+    for (const auto& [key, value] : m)
+      dict.insert_or_assign(IValueCodec<K>::to(key), IValueCodec<V>::to(value));
+    return IValue(std::move(dict));
+  }
+  static Map from(const IValue& v) {
+    Map out;
+    for (const auto& entry : v.toGenericDict())
+      out.emplace(IValueCodec<K>::from(entry.key()), IValueCodec<V>::from(entry.value()));
+    return out;
+  }
+};
+template <typename K, typename V>
+struct IValueCodec<std::map<K, V>> : IValueMapCodec<std::map<K, V>> {};
+template <typename K, typename V>
+struct IValueCodec<std::unordered_map<K, V>> : IValueMapCodec<std::unordered_map<K, V>> {};
 
 /// One hooked call: runs the process-wide and the module's hooks around forward.
 class EMBER_API HookedCall {

@@ -47,6 +47,15 @@ std::vector<Device> default_devices() {
 
 }  // namespace
 
+namespace detail {
+void TensorRouting::throw_mismatch(const std::string& what) {
+  throw ValueError(fmt::format(
+      "DataParallel: the replicas returned {}; a module must return results of the same shape "
+      "of containers on every replica",
+      what));
+}
+}  // namespace detail
+
 struct DataParallelImpl::Replica {
   Device device = kCPU;
   std::shared_ptr<SequentialImpl> module;  // a clone of the wrapper below, on `device`
@@ -90,61 +99,34 @@ int64_t DataParallelImpl::parameter_refreshes() const {
   return n;
 }
 
-std::vector<Tensor> DataParallelImpl::scatter_one(const Tensor& t, size_t n) const {
-  if (t.dim() == 0)
-    throw ValueError("DataParallel: a 0-dimensional input tensor cannot be split over the devices");
-  std::vector<Tensor> chunks = t.chunk(static_cast<int64_t>(n), options_.dim());
-  for (size_t i = 0; i < chunks.size(); ++i) chunks[i] = chunks[i].to(device(i));
-  return chunks;
-}
-
-std::vector<std::vector<Tensor>> DataParallelImpl::scatter_one(const std::vector<Tensor>& v,
-                                                               size_t n) const {
-  std::vector<std::vector<Tensor>> per_replica(n);
-  size_t used = n;
-  for (const Tensor& t : v) {
-    std::vector<Tensor> chunks = scatter_one(t, n);
-    used = std::min(used, chunks.size());
-    for (size_t i = 0; i < chunks.size(); ++i) per_replica[i].push_back(chunks[i]);
-  }
-  per_replica.resize(v.empty() ? n : used);
-  return per_replica;
-}
-
-std::vector<Tensor> DataParallelImpl::to_device(const std::vector<Tensor>& v, size_t i) const {
-  std::vector<Tensor> out;
-  for (const Tensor& t : v) out.push_back(t.to(device(i)));
-  return out;
-}
-
-Tensor DataParallelImpl::gather_all(const std::vector<Tensor>& outputs) const {
-  std::vector<Tensor> on_output;
-  for (const Tensor& o : outputs) on_output.push_back(o.to(*options_.output_device()));
-  return cat(on_output, options_.dim());
-}
-
-std::vector<Tensor> DataParallelImpl::gather_all(
-    const std::vector<std::vector<Tensor>>& outputs) const {
-  std::vector<Tensor> joined;
-  for (size_t k = 0; k < outputs.front().size(); ++k) {
-    std::vector<Tensor> parts;
-    for (const auto& o : outputs) {
-      if (o.size() != outputs.front().size())
-        throw ValueError(fmt::format(
-            "DataParallel: the replicas returned {} and {} tensors; a module must return the "
-            "same number on every replica",
-            outputs.front().size(), o.size()));
-      parts.push_back(o[k]);
-    }
-    joined.push_back(gather_all(parts));
-  }
-  return joined;
-}
-
-std::vector<Tensor> DataParallelImpl::gather_one(const std::vector<Tensor>& v, size_t) const {
-  std::vector<Tensor> out;
-  for (const Tensor& t : v) out.push_back(t.to(*options_.output_device()));
-  return out;
+detail::TensorRouting DataParallelImpl::tensor_routing() const {
+  detail::TensorRouting r;
+  r.replicas = options_.device_ids().size();
+  r.split = [this](const Tensor& t) {
+    // One device: the whole tensor, moved (a 0-dimensional one too, as Python's single-device
+    // call, which does not split).
+    if (options_.device_ids().size() == 1) return std::vector<Tensor>{t.to(device(0))};
+    if (t.dim() == 0)
+      throw ValueError(
+          "DataParallel: a 0-dimensional input tensor cannot be split over the devices");
+    std::vector<Tensor> chunks =
+        t.chunk(static_cast<int64_t>(options_.device_ids().size()), options_.dim());
+    for (size_t i = 0; i < chunks.size(); ++i) chunks[i] = chunks[i].to(device(i));
+    return chunks;
+  };
+  r.join = [this](const std::vector<Tensor>& parts) {
+    const Device& out = *options_.output_device();
+    size_t undefined = 0;
+    for (const Tensor& p : parts) undefined += p.defined() ? 0 : 1;
+    if (undefined == parts.size()) return Tensor();  // as Python's gather of None
+    if (undefined > 0)
+      detail::TensorRouting::throw_mismatch("an undefined tensor where others returned one");
+    if (parts.size() == 1) return parts[0].to(out);
+    std::vector<Tensor> on_output;
+    for (const Tensor& p : parts) on_output.push_back(p.to(out));
+    return cat(on_output, options_.dim());
+  };
+  return r;
 }
 
 void DataParallelImpl::run_replicas(size_t used,

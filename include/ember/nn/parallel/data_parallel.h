@@ -15,8 +15,8 @@
 // place (no copy); one on another device keeps a copy that is refreshed only when the
 // parameter's version counter says it changed. The same mechanics run over a list of CPU
 // devices (`{kCPU, kCPU}`: two replicas on two threads), which is how they are tested without
-// GPUs. Arguments: tensors and vectors of tensors are split, anything else is given to every
-// replica; results: a tensor or a vector of tensors.
+// GPUs. Arguments: tensors, also nested in vectors, tuples, pairs and maps, are split; anything
+// else is given to every replica. Results: a tensor or such a container of tensors.
 #pragma once
 
 #include <algorithm>
@@ -31,6 +31,7 @@
 #include "ember/nn/module.h"
 #include "ember/nn/modules/container/any.h"
 #include "ember/nn/modules/container/sequential.h"
+#include "ember/nn/parallel/scatter_gather.h"
 #include "ember/nn/pimpl.h"
 
 namespace ember {
@@ -57,16 +58,16 @@ class EMBER_API DataParallelImpl : public Module {
 
   /// One tensor in, the replicas' outputs joined along dim.
   Tensor forward(const Tensor& input) { return forward<Tensor, Tensor>(input); }
-  /// Several arguments, as Python's forward(*inputs): each tensor (and each tensor of a
-  /// std::vector<Tensor>) is split along dim; any other argument goes to every replica as it
-  /// is. The result (a Tensor or a std::vector<Tensor>) is joined element by element.
+  /// Several arguments, as Python's forward(*inputs): each tensor, also inside a std::vector,
+  /// std::tuple, std::pair or string/integer-keyed std::map / std::unordered_map (nested), is
+  /// split along dim; any other argument goes to every replica as it is. The result R (a
+  /// Tensor or such a container of tensors) is joined the same way, element by element.
   template <typename R = Tensor, typename... Inputs>
   R forward(const Inputs&... inputs) {
-    const size_t n = options_.device_ids().size();
-    if (n == 1) return gather_one(module_.forward<R>(to_device(inputs, 0)...), 1);
-    auto parts = std::make_tuple(scatter_one(inputs, n)...);
-    size_t used = n;
-    std::apply([&](const auto&... p) { (limit_parts(p, used), ...); }, parts);
+    const detail::TensorRouting routing = tensor_routing();
+    auto parts = std::make_tuple(detail::ScatterGather<Inputs>::scatter(inputs, routing)...);
+    const size_t used = std::apply(
+        [&](const auto&... p) { return detail::fewest({p.size()...}, routing.replicas); }, parts);
     std::vector<R> outputs(used);
     run_replicas(used, [&](size_t i, SequentialImpl* replica) {
       std::apply(
@@ -75,7 +76,7 @@ class EMBER_API DataParallelImpl : public Module {
           },
           parts);
     });
-    return gather_all(outputs);
+    return detail::ScatterGather<R>::gather(outputs, routing);
   }
 
   const std::shared_ptr<Module>& module() const { return module_.ptr(); }
@@ -96,34 +97,8 @@ class EMBER_API DataParallelImpl : public Module {
   void run_replicas(size_t used, const std::function<void(size_t, SequentialImpl*)>& body);
   const Device& device(size_t i) const { return options_.device_ids()[i]; }
 
-  // ---- scatter: one argument -> one value per replica ----
-  std::vector<Tensor> scatter_one(const Tensor& t, size_t n) const;
-  std::vector<std::vector<Tensor>> scatter_one(const std::vector<Tensor>& v, size_t n) const;
-  template <typename T>
-  std::vector<T> scatter_one(const T& value, size_t n) const {
-    return std::vector<T>(n, value);  // not a tensor: every replica gets it
-  }
-  // Fewer rows than devices leave the last replicas without a chunk.
-  static void limit_parts(const std::vector<Tensor>& p, size_t& used) {
-    used = std::min(used, p.size());
-  }
-  static void limit_parts(const std::vector<std::vector<Tensor>>& p, size_t& used) {
-    used = std::min(used, p.size());
-  }
-  template <typename T>
-  static void limit_parts(const std::vector<T>&, size_t&) {}
-  Tensor to_device(const Tensor& t, size_t i) const { return t.to(device(i)); }
-  std::vector<Tensor> to_device(const std::vector<Tensor>& v, size_t i) const;
-  template <typename T>
-  const T& to_device(const T& value, size_t) const {
-    return value;
-  }
-
-  // ---- gather: the replicas' outputs -> one, on the output device ----
-  Tensor gather_all(const std::vector<Tensor>& outputs) const;
-  std::vector<Tensor> gather_all(const std::vector<std::vector<Tensor>>& outputs) const;
-  Tensor gather_one(const Tensor& t, size_t) const { return t.to(*options_.output_device()); }
-  std::vector<Tensor> gather_one(const std::vector<Tensor>& v, size_t) const;
+  // Tensors split over the devices (chunks along dim) and joined on the output device.
+  detail::TensorRouting tensor_routing() const;
 
   AnyModule module_;
   DataParallelOptions options_;
