@@ -1,5 +1,7 @@
 // The default process group and the groups made from it: init_process_group's rendezvous
 // (env:// and tcp://), new_group, destroy_process_group and the rank queries.
+#include <netdb.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include "ember/cuda/cuda.h"
 #include "ember/distributed/distributed.h"
 #include "src/distributed/backends.h"
+#include "src/distributed/socket.h"
 #include "src/distributed/state.h"
 
 namespace ember {
@@ -60,17 +63,20 @@ class NonMemberGroup final : public ProcessGroup {
   std::string backend_;
 };
 
-bool is_loopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
-
 // The address Gloo listens on for peers: loopback for a job on one machine, else this host's
 // name (GLOO_SOCKET_IFNAME is not read: Gloo's TCP device takes a hostname here).
 std::string gloo_hostname(const std::string& master_host) {
   if (const char* h = std::getenv("EMBER_GLOO_HOSTNAME")) return h;
-  if (is_loopback(master_host)) return "127.0.0.1";
+  if (net::is_loopback_host(master_host)) return "127.0.0.1";
   char name[256] = {};
   if (gethostname(name, sizeof(name) - 1) != 0) return "127.0.0.1";
+  // A name that does not resolve cannot be listened on: loopback, as Python falls back to
+  // (a job across machines then needs GLOO_SOCKET_IFNAME or EMBER_GLOO_HOSTNAME).
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(name, nullptr, &hints, &found) != 0) return "127.0.0.1";
+  freeaddrinfo(found);
   return name;
 }
 
@@ -209,7 +215,11 @@ void init_process_group(const std::string& backend, std::shared_ptr<Store> store
   std::lock_guard<std::mutex> lock(s.mutex);
   if (s.world)
     throw DistError("init_process_group: the default process group is already initialized");
-  if (s.gloo_hostname.empty()) s.gloo_hostname = "127.0.0.1";
+  if (s.gloo_hostname.empty()) {
+    // A store of our own: the same choice as tcp:// makes from its master's address.
+    auto* tcp = dynamic_cast<TCPStore*>(store.get());
+    s.gloo_hostname = tcp ? gloo_hostname(tcp->host()) : "127.0.0.1";
+  }
   check_rendezvous(*store, world_size, rank, timeout);
   std::vector<int> ranks(static_cast<size_t>(world_size));
   std::iota(ranks.begin(), ranks.end(), 0);

@@ -6,6 +6,7 @@
 // Non-contiguous tensors go through a contiguous copy that is written back afterwards.
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <mutex>
@@ -55,6 +56,13 @@ T* ptr_as(const Tensor& t) {
   return static_cast<T*>(t.data_ptr());
 }
 
+std::string socket_interface() {
+  const char* names = std::getenv("GLOO_SOCKET_IFNAME");
+  if (!names) return {};
+  std::string first(names);
+  return first.substr(0, first.find(','));
+}
+
 class ProcessGroupGloo final : public ProcessGroup {
  public:
   ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size, std::vector<int> global_ranks,
@@ -63,6 +71,13 @@ class ProcessGroupGloo final : public ProcessGroup {
     try {
       gloo::transport::tcp::attr attr;
       attr.hostname = hostname;
+      // Python's GLOO_SOCKET_IFNAME: the peers connect to this interface's address (the first
+      // of a comma-separated list; Python spreads its traffic over all of them).
+      const std::string iface = socket_interface();
+      if (!iface.empty()) {
+        attr.iface = iface;
+        attr.hostname.clear();
+      }
       auto device = gloo::transport::tcp::CreateDevice(attr);
       context_ = std::make_shared<gloo::rendezvous::Context>(rank, size);
       context_->setTimeout(timeout);
@@ -75,9 +90,11 @@ class ProcessGroupGloo final : public ProcessGroup {
     } catch (const Error&) {
       throw;
     } catch (const std::exception& e) {
+      const std::string iface = socket_interface();
       throw DistBackendError(fmt::format(
-          "ProcessGroupGloo: rank {} of {} could not connect to its peers (address {}): {}", rank,
-          size, hostname, e.what()));
+          "ProcessGroupGloo: rank {} of {} could not connect to its peers ({}): {}", rank, size,
+          iface.empty() ? "address " + hostname : "GLOO_SOCKET_IFNAME interface '" + iface + "'",
+          e.what()));
     }
     worker_ = std::thread([this] { run_worker(); });
   }

@@ -1,6 +1,7 @@
 #include "src/distributed/socket.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -8,9 +9,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -66,13 +69,63 @@ uint16_t local_port(int fd) {
   return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
 }
 
+// connect() bounded by the deadline: a blocking connect to an address that drops packets (a
+// firewalled or mistyped host) waits for the kernel's SYN retries, minutes, whatever the
+// store's timeout says. Returns 0 or the errno of the failure.
+int connect_before(int fd, const sockaddr* addr, socklen_t len, Clock::time_point deadline) {
+  const int flags = fcntl(fd, F_GETFL, 0);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) return errno;
+  int rc = ::connect(fd, addr, len);
+  int error = rc == 0 ? 0 : errno;
+  while (error == EINPROGRESS || error == EINTR) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) return ETIMEDOUT;
+    pollfd pfd{fd, POLLOUT, 0};
+    rc = ::poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left.count(), 1 << 30)));
+    if (rc < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (rc == 0) continue;  // the deadline check above ends the wait
+    socklen_t error_len = sizeof(error);
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &error_len) != 0) return errno;
+  }
+  if (error == 0 && fcntl(fd, F_SETFL, flags) < 0) return errno;  // blocking again
+  return error;
+}
+
 }  // namespace
 
+bool is_loopback_host(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
 Socket listen_on(const std::string& host, uint16_t port, uint16_t* bound_port) {
+  // A master named by a loopback address serves this machine only; any other name is
+  // listened for on every interface, as Python's TCPStore does, so the workers reach it under
+  // whichever address they know the host by (Debian maps the host's own name to 127.0.1.1).
   AddrInfo ai;
-  resolve(host, port, ai, "TCPStore");
+  if (is_loopback_host(host)) {
+    resolve(host, port, ai, "TCPStore");
+  } else {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    const std::string service = std::to_string(port);
+    int rc = getaddrinfo(nullptr, service.c_str(), &hints, &ai.list);
+    if (rc != 0)
+      throw DistNetworkError(
+          fmt::format("TCPStore: no wildcard address to listen on: {}", gai_strerror(rc)));
+  }
+  // IPv6 first, accepting IPv4 too (dual stack); IPv4 alone where IPv6 is off.
+  std::vector<addrinfo*> candidates;
+  for (addrinfo* a = ai.list; a; a = a->ai_next)
+    if (a->ai_family == AF_INET6) candidates.push_back(a);
+  for (addrinfo* a = ai.list; a; a = a->ai_next)
+    if (a->ai_family != AF_INET6) candidates.push_back(a);
   std::string last_error = "no address";
-  for (addrinfo* a = ai.list; a; a = a->ai_next) {
+  for (addrinfo* a : candidates) {
     Socket s(::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol));
     if (!s.valid()) {
       last_error = std::strerror(errno);
@@ -80,8 +133,10 @@ Socket listen_on(const std::string& host, uint16_t port, uint16_t* bound_port) {
     }
     // A restarted master may reuse a port whose old connections linger in TIME_WAIT; a port
     // that another process listens on still fails below.
-    int one = 1;
+    int one = 1, zero = 0;
     setsockopt(s.fd(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (a->ai_family == AF_INET6)
+      setsockopt(s.fd(), IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
     if (::bind(s.fd(), a->ai_addr, a->ai_addrlen) != 0 || ::listen(s.fd(), 128) != 0) {
       last_error = std::strerror(errno);
       continue;
@@ -108,11 +163,12 @@ Socket connect_to(const std::string& host, uint16_t port, std::chrono::milliseco
         last_error = std::strerror(errno);
         continue;
       }
-      if (::connect(s.fd(), a->ai_addr, a->ai_addrlen) == 0) {
+      const int error = connect_before(s.fd(), a->ai_addr, a->ai_addrlen, deadline);
+      if (error == 0) {
         set_no_delay(s.fd());
         return s;
       }
-      last_error = std::strerror(errno);
+      last_error = std::strerror(error);
     }
     if (Clock::now() + backoff > deadline) break;
     std::this_thread::sleep_for(backoff);

@@ -36,8 +36,11 @@ class Socket {
   int fd_ = -1;
 };
 
-/// Listens on host:port (port 0 takes a free one): DistNetworkError naming the address and the
-/// system's reason (e.g. the port is in use).
+/// Whether `host` names this machine's loopback (localhost, 127.x.y.z, ::1).
+bool is_loopback_host(const std::string& host);
+/// Listens on host:port (port 0 takes a free one), on the loopback for a loopback host and on
+/// every interface otherwise: DistNetworkError naming the address and the system's reason (e.g.
+/// the port is in use).
 Socket listen_on(const std::string& host, uint16_t port, uint16_t* bound_port);
 /// Connects to host:port, retrying while the server is not up yet, until `timeout`.
 Socket connect_to(const std::string& host, uint16_t port, std::chrono::milliseconds timeout);

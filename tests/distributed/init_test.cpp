@@ -113,6 +113,23 @@ TEST(DistInit, SingleRankJobInProcess) {
   EXPECT_FALSE(dist::is_initialized());
 }
 
+// GLOO_SOCKET_IFNAME (Python's): the peers are reached on that interface's address; a name no
+// interface has is an error naming it.
+TEST(DistInit, GlooSocketInterfaceFromTheEnvironment) {
+  ::setenv("GLOO_SOCKET_IFNAME", "lo", 1);
+  dist::init_process_group("gloo", "tcp://127.0.0.1:0", 1, 0, std::chrono::seconds(30));
+  Tensor t = ember::arange(3.0);
+  dist::all_reduce(t);
+  EXPECT_TRUE(ember::equal(t, ember::arange(3.0)));
+  dist::destroy_process_group();
+  ::setenv("GLOO_SOCKET_IFNAME", "no-such-if0,lo", 1);
+  ember_test::expect_error<dist::DistError>(
+      [] { dist::init_process_group("gloo", "tcp://127.0.0.1:0", 1, 0, std::chrono::seconds(30)); },
+      {"GLOO_SOCKET_IFNAME interface 'no-such-if0'"});
+  ::unsetenv("GLOO_SOCKET_IFNAME");
+  EXPECT_FALSE(dist::is_initialized());
+}
+
 TEST(DistInit, ClearErrorsBeforeAnyConnection) {
   using ember_test::expect_error;
   expect_error<dist::DistError>([] { dist::get_rank(); }, {"get_rank", "not initialized"});

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -83,6 +85,61 @@ TEST(TCPStore, ClientWithoutMasterFailsAtTheTimeout) {
       [&] { TCPStore c("127.0.0.1", static_cast<uint16_t>(port), std::nullopt, false, 300ms); },
       {"could not connect to the master at 127.0.0.1:" + std::to_string(port), "within 300 ms"});
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+}
+
+// A listener that never accepts, its accept queue full: the kernel drops further SYNs, so a
+// blocking connect() would wait for the SYN retries (seconds to minutes), not the timeout.
+TEST(TCPStore, ConnectingToAPeerThatDropsTheHandshakeEndsAtTheTimeout) {
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(::listen(listener, 0), 0);
+  socklen_t len = sizeof(addr);
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const int port = ntohs(addr.sin_port);
+  std::vector<int> fillers;
+  for (int i = 0; i < 4; ++i) {  // fill the queue (connects that complete or stay pending)
+    int f = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    ::connect(f, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    fillers.push_back(f);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    // Whatever the kernel does with this connect (the handshake dropped, or completed into
+    // the queue with the first request never answered), the client gives up at its timeout.
+    TCPStore c("127.0.0.1", static_cast<uint16_t>(port), std::nullopt, false, 400ms);
+    c.get("k");
+    ADD_FAILURE() << "expected the client to give up";
+  } catch (const DistError&) {
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+  for (int f : fillers) ::close(f);
+  ::close(listener);
+}
+
+// A master named by one of this host's non-loopback addresses listens on every interface (as
+// Python's): a worker that knows the host by another address, here the loopback, reaches it.
+TEST(TCPStore, AMasterNamedByANetworkAddressListensOnEveryInterface) {
+  std::string address;
+  ifaddrs* list = nullptr;
+  ASSERT_EQ(::getifaddrs(&list), 0);
+  for (ifaddrs* a = list; a && address.empty(); a = a->ifa_next) {
+    if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET || (a->ifa_flags & IFF_LOOPBACK))
+      continue;
+    char text_addr[INET_ADDRSTRLEN] = {};
+    ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr, text_addr,
+                sizeof(text_addr));
+    address = text_addr;
+  }
+  ::freeifaddrs(list);
+  if (address.empty()) GTEST_SKIP() << "this machine has no non-loopback IPv4 address";
+  TCPStore master(address, 0, std::nullopt, true, 10s);
+  TCPStore via_loopback("127.0.0.1", master.port(), std::nullopt, false, 2s);
+  via_loopback.set("k", std::string("v"));
+  EXPECT_EQ(text(master.get("k")), "v");
 }
 
 TEST(TCPStore, ClientSeesTheMasterGo) {
