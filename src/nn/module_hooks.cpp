@@ -50,9 +50,9 @@ void throw_hooks_unsupported(const std::string& module_name) {
   EMBER_CHECK(false,
               "{}: hooks are registered, but its forward takes or returns a type that hooks "
               "cannot carry (they see Tensor, std::optional<Tensor>, numbers, bool, std::string, "
-              "and std::vector, std::tuple, std::pair and string- or integer-keyed std::map / "
-              "std::unordered_map of those). Hint: remove the hooks or call ->forward() "
-              "directly",
+              "and std::vector (not std::vector<bool>), std::tuple, std::pair and string- or "
+              "integer-keyed std::map / std::unordered_map (default comparator, hash and "
+              "allocator) of those). Hint: remove the hooks or call ->forward() directly",
               module_name);
   __builtin_unreachable();
 }

@@ -219,6 +219,26 @@ TEST(ModuleCall, ContainersTravelThroughSequentialAndHooks) {
   EXPECT_EQ(std::get<1>(out[1]).item<float>(), 14.f);  // (1 + 5 + 1) * 2 elements
 }
 
+// A hook may hand back an int list where the forward takes a std::vector<int>: the codec reads
+// it as a list (the temporary GenericList it makes must outlive the read).
+struct SumIntsImpl : nn::Cloneable<SumIntsImpl> {
+  Tensor forward(const std::vector<int>& v) {
+    int64_t total = 0;
+    for (int x : v) total += x;
+    return ember::full({1}, static_cast<double>(total));
+  }
+};
+EMBER_MODULE(SumInts);
+
+TEST(ModuleCall, AHookMayReplaceAVectorArgumentWithAnIntList) {
+  SumInts m;
+  m->register_forward_pre_hook(
+      [](nn::Module&, const std::vector<IValue>&) -> std::optional<std::vector<IValue>> {
+        return std::vector<IValue>{IValue(std::vector<int64_t>{10, 20, 30})};
+      });
+  EXPECT_EQ(m(std::vector<int>{1, 2}).item<float>(), 60.f);
+}
+
 TEST(ModuleCall, ATupleOfTheWrongLengthIsAnError) {
   TupleToMap m;
   m->register_forward_pre_hook(

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -183,6 +184,46 @@ TEST(DataParallel, ResultsThatDifferBetweenReplicasAreAnError) {
       },
       {"DataParallel", "different keys"});
   EXPECT_EQ(dp->forward<Map>(ember::randn({4, 1})).at("small").size(0), 4);
+}
+
+// Replica 0 returns an empty map, replica 1 one entry: not joinable (the size is checked before
+// the keys of replica 0 are walked).
+struct EmptyFirstNetImpl : nn::Cloneable<EmptyFirstNetImpl> {
+  std::map<std::string, Tensor> forward(const Tensor& x) {
+    if (x.size(0) > 2) return {};
+    return {{"a", x}};
+  }
+};
+EMBER_MODULE(EmptyFirstNet);
+
+TEST(DataParallel, AnEmptyMapBesideAFullOneIsAnError) {
+  EmptyFirstNet model;
+  nn::parallel::DataParallel dp(model, nn::parallel::DataParallelOptions().device_ids(cpus(2)));
+  ember_test::expect_error(
+      [&] {
+        dp->forward<std::map<std::string, Tensor>>(ember::randn({5, 1}));
+      },
+      {"DataParallel", "different keys"});
+}
+
+// std::optional<Tensor>: a value is split as a tensor, nullopt (Python's None) goes to every
+// replica; the result is nullopt when every replica returns it.
+struct MaybeNetImpl : nn::Cloneable<MaybeNetImpl> {
+  std::optional<Tensor> forward(const Tensor& x, const std::optional<Tensor>& bias) {
+    if (!bias) return std::nullopt;
+    return x + *bias;
+  }
+};
+EMBER_MODULE(MaybeNet);
+
+TEST(DataParallel, OptionalTensorsAreSplitAndNulloptIsReplicated) {
+  MaybeNet model;
+  nn::parallel::DataParallel dp(model, nn::parallel::DataParallelOptions().device_ids(cpus(3)));
+  Tensor x = ember::randn({6, 2}), b = ember::randn({6, 2});
+  auto with_bias = dp->forward<std::optional<Tensor>>(x, std::optional<Tensor>(b));
+  ASSERT_TRUE(with_bias.has_value());
+  expect_close(*with_bias, x + b, 0, "split optional");
+  EXPECT_FALSE(dp->forward<std::optional<Tensor>>(x, std::optional<Tensor>()).has_value());
 }
 
 }  // namespace data_parallel_test

@@ -124,7 +124,9 @@ struct IValueCodec<std::vector<T>,
   }
   static std::vector<T> from(const IValue& v) {
     std::vector<T> out;
-    for (const IValue& e : v.toList()->vec()) out.push_back(IValueCodec<T>::from(e));
+    // toList() of an int, double or tensor list is a new list: keep it alive while iterating.
+    const std::shared_ptr<GenericList> list = v.toList();
+    for (const IValue& e : list->vec()) out.push_back(IValueCodec<T>::from(e));
     return out;
   }
 };

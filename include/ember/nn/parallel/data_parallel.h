@@ -66,8 +66,13 @@ class EMBER_API DataParallelImpl : public Module {
   R forward(const Inputs&... inputs) {
     const detail::TensorRouting routing = tensor_routing();
     auto parts = std::make_tuple(detail::ScatterGather<Inputs>::scatter(inputs, routing)...);
-    const size_t used = std::apply(
-        [&](const auto&... p) { return detail::fewest({p.size()...}, routing.replicas); }, parts);
+    // No arguments: one replica runs (Python's forward() with nothing to scatter).
+    const size_t used =
+        sizeof...(Inputs) == 0
+            ? 1
+            : std::apply(
+                  [&](const auto&... p) { return detail::fewest({p.size()...}, routing.replicas); },
+                  parts);
     std::vector<R> outputs(used);
     run_replicas(used, [&](size_t i, SequentialImpl* replica) {
       std::apply(

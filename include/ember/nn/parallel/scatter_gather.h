@@ -1,14 +1,15 @@
 // DataParallel's scatter and gather over nested values (Python's scatter_gather.py, typed):
 // scatter turns one argument into one value per replica, gather turns the replicas' results
 // into one. Tensors are split and joined by the caller's functions (chunks on the replicas'
-// devices; a cat on the output device); std::vector, std::tuple, std::pair and std::map /
-// std::unordered_map are walked element by element, keys kept; any other argument is given to
-// every replica as it is. A result must be a tensor or such a container of tensors.
+// devices; a cat on the output device); std::vector, std::tuple, std::pair, std::optional and
+// std::map / std::unordered_map are walked element by element, keys kept; any other argument is
+// given to every replica as it is. A result must be a tensor or such a container of tensors.
 #pragma once
 
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -82,15 +83,14 @@ struct ScatterGather<std::vector<T, A>> {
     return out;
   }
   static V gather(const std::vector<V>& outs, const TensorRouting& r) {
+    for (const V& o : outs)
+      if (o.size() != outs.front().size())
+        TensorRouting::throw_mismatch("vectors of " + std::to_string(outs.front().size()) +
+                                      " and " + std::to_string(o.size()) + " elements");
     V joined;
     for (size_t k = 0; k < outs.front().size(); ++k) {
       std::vector<T> parts;
-      for (const V& o : outs) {
-        if (o.size() != outs.front().size())
-          TensorRouting::throw_mismatch("vectors of " + std::to_string(outs.front().size()) +
-                                        " and " + std::to_string(o.size()) + " elements");
-        parts.push_back(o[k]);
-      }
+      for (const V& o : outs) parts.push_back(o[k]);
       joined.push_back(ScatterGather<T>::gather(parts, r));
     }
     return joined;
@@ -111,7 +111,7 @@ struct ScatterGather<std::tuple<Ts...>> {
   template <size_t... I>
   static std::vector<V> scatter_impl(const V& v, const TensorRouting& r,
                                      std::index_sequence<I...>) {
-    auto parts = std::make_tuple(ScatterGather<Ts>::scatter(std::get<I>(v), r)...);
+    [[maybe_unused]] auto parts = std::make_tuple(ScatterGather<Ts>::scatter(std::get<I>(v), r)...);
     const size_t n = fewest({std::get<I>(parts).size()...}, r.replicas);
     std::vector<V> out;
     for (size_t i = 0; i < n; ++i) out.emplace_back(std::get<I>(parts)[i]...);
@@ -148,6 +148,28 @@ struct ScatterGather<std::pair<A, B>> {
   }
 };
 
+// std::optional: a value is scattered as itself, nullopt goes to every replica (Python's None);
+// gather gives nullopt when every replica returned it.
+template <typename T>
+struct ScatterGather<std::optional<T>> {
+  using V = std::optional<T>;
+  static std::vector<V> scatter(const V& v, const TensorRouting& r) {
+    if (!v) return std::vector<V>(r.replicas);
+    std::vector<V> out;
+    for (auto& part : ScatterGather<T>::scatter(*v, r)) out.emplace_back(std::move(part));
+    return out;
+  }
+  static V gather(const std::vector<V>& outs, const TensorRouting& r) {
+    size_t empty = 0;
+    for (const V& o : outs) empty += o ? 0 : 1;
+    if (empty == outs.size()) return std::nullopt;
+    if (empty > 0) TensorRouting::throw_mismatch("std::nullopt where others returned a value");
+    std::vector<T> parts;
+    for (const V& o : outs) parts.push_back(*o);
+    return ScatterGather<T>::gather(parts, r);
+  }
+};
+
 // Maps: each value scattered, its key kept; gather joins the values key by key, and the
 // replicas must return the same keys.
 template <typename Map>
@@ -167,13 +189,15 @@ struct ScatterGatherMap {
     return out;
   }
   static Map gather(const std::vector<Map>& outs, const TensorRouting& r) {
+    for (const Map& o : outs)
+      if (o.size() != outs.front().size())
+        TensorRouting::throw_mismatch("maps with different keys");
     Map joined;
     for (const auto& entry : outs.front()) {
       std::vector<T> parts;
       for (const Map& o : outs) {
         auto it = o.find(entry.first);
-        if (o.size() != outs.front().size() || it == o.end())
-          TensorRouting::throw_mismatch("maps with different keys");
+        if (it == o.end()) TensorRouting::throw_mismatch("maps with different keys");
         parts.push_back(it->second);
       }
       joined.emplace(entry.first, ScatterGather<T>::gather(parts, r));
