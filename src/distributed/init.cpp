@@ -1,7 +1,5 @@
 // The default process group and the groups made from it: init_process_group's rendezvous
 // (env:// and tcp://), new_group, destroy_process_group and the rank queries.
-#include <netdb.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -63,21 +61,16 @@ class NonMemberGroup final : public ProcessGroup {
   std::string backend_;
 };
 
-// The address Gloo listens on for peers: loopback for a job on one machine, else this host's
-// name (GLOO_SOCKET_IFNAME is not read: Gloo's TCP device takes a hostname here).
+// The address Gloo listens on for peers (GLOO_SOCKET_IFNAME, read by the Gloo group, overrides
+// it): loopback for a job on one machine, else this host's name when it resolves to an address
+// this process can listen on, else loopback, as Python falls back to (a job across machines then
+// needs GLOO_SOCKET_IFNAME or EMBER_GLOO_HOSTNAME).
 std::string gloo_hostname(const std::string& master_host) {
   if (const char* h = std::getenv("EMBER_GLOO_HOSTNAME")) return h;
   if (net::is_loopback_host(master_host)) return "127.0.0.1";
   char name[256] = {};
   if (gethostname(name, sizeof(name) - 1) != 0) return "127.0.0.1";
-  // A name that does not resolve cannot be listened on: loopback, as Python falls back to
-  // (a job across machines then needs GLOO_SOCKET_IFNAME or EMBER_GLOO_HOSTNAME).
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (getaddrinfo(name, nullptr, &hints, &found) != 0) return "127.0.0.1";
-  freeaddrinfo(found);
-  return name;
+  return net::can_listen_on(name) ? name : "127.0.0.1";
 }
 
 int env_int(const char* name, const char* what) {
@@ -197,8 +190,6 @@ void init_process_group(const std::string& backend, const std::string& init_meth
         rank, world_size));
   auto store = std::make_shared<TCPStore>(host, static_cast<uint16_t>(port), world_size, rank == 0,
                                           timeout, /*wait_for_workers=*/false);
-  auto& s = state();
-  s.gloo_hostname = gloo_hostname(host);
   init_process_group(backend, std::move(store), world_size, rank, timeout);
 }
 
@@ -215,16 +206,16 @@ void init_process_group(const std::string& backend, std::shared_ptr<Store> store
   std::lock_guard<std::mutex> lock(s.mutex);
   if (s.world)
     throw DistError("init_process_group: the default process group is already initialized");
-  if (s.gloo_hostname.empty()) {
-    // A store of our own: the same choice as tcp:// makes from its master's address.
-    auto* tcp = dynamic_cast<TCPStore*>(store.get());
-    s.gloo_hostname = tcp ? gloo_hostname(tcp->host()) : "127.0.0.1";
-  }
+  // Gloo's address from the master's (env:// and tcp:// make a TCPStore); another store kind
+  // says nothing about the machines: loopback unless EMBER_GLOO_HOSTNAME says otherwise.
+  auto* tcp = dynamic_cast<TCPStore*>(store.get());
+  const std::string hostname = gloo_hostname(tcp ? tcp->host() : "127.0.0.1");
   check_rendezvous(*store, world_size, rank, timeout);
   std::vector<int> ranks(static_cast<size_t>(world_size));
   std::iota(ranks.begin(), ranks.end(), 0);
   s.world = make_group(backend, std::make_shared<PrefixStore>("default_pg", store), rank,
-                       world_size, ranks, timeout, s.gloo_hostname);
+                       world_size, ranks, timeout, hostname);
+  s.gloo_hostname = hostname;
   s.store = std::move(store);
   s.backend = backend;
   s.timeout = timeout;

@@ -96,8 +96,49 @@ int connect_before(int fd, const sockaddr* addr, socklen_t len, Clock::time_poin
 
 }  // namespace
 
+namespace {
+
+bool is_loopback_address(const sockaddr* a) {
+  if (a->sa_family == AF_INET)
+    return (ntohl(reinterpret_cast<const sockaddr_in*>(a)->sin_addr.s_addr) >> 24) == 127;
+  if (a->sa_family != AF_INET6) return false;
+  const in6_addr& v6 = reinterpret_cast<const sockaddr_in6*>(a)->sin6_addr;
+  if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;
+  return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
+}
+
+// getaddrinfo without a port; false when the name does not resolve.
+bool resolve_any(const std::string& host, AddrInfo& out) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  std::string bare = host;
+  if (bare.size() > 2 && bare.front() == '[' && bare.back() == ']')
+    bare = bare.substr(1, bare.size() - 2);
+  return getaddrinfo(bare.c_str(), nullptr, &hints, &out.list) == 0;
+}
+
+}  // namespace
+
 bool is_loopback_host(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+  if (host == "localhost" || host.rfind("127.", 0) == 0) return true;
+  // Any other spelling ([::1], ip6-localhost, localhost.localdomain, ::ffff:127.0.0.1): by what
+  // it resolves to, every address a loopback one.
+  AddrInfo ai;
+  if (!resolve_any(host, ai) || !ai.list) return false;
+  for (addrinfo* a = ai.list; a; a = a->ai_next)
+    if (!is_loopback_address(a->ai_addr)) return false;
+  return true;
+}
+
+bool can_listen_on(const std::string& host) {
+  AddrInfo ai;
+  if (!resolve_any(host, ai)) return false;
+  for (addrinfo* a = ai.list; a; a = a->ai_next) {
+    Socket s(::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol));
+    if (s.valid() && ::bind(s.fd(), a->ai_addr, a->ai_addrlen) == 0) return true;
+  }
+  return false;
 }
 
 Socket listen_on(const std::string& host, uint16_t port, uint16_t* bound_port) {

@@ -36,8 +36,12 @@ class Socket {
   int fd_ = -1;
 };
 
-/// Whether `host` names this machine's loopback (localhost, 127.x.y.z, ::1).
+/// Whether `host` names this machine's loopback (localhost, 127.x.y.z, or a name whose every
+/// address is a loopback one).
 bool is_loopback_host(const std::string& host);
+/// Whether `host` resolves to an address this process can bind (Python's check of a hostname
+/// for Gloo).
+bool can_listen_on(const std::string& host);
 /// Listens on host:port (port 0 takes a free one), on the loopback for a loopback host and on
 /// every interface otherwise: DistNetworkError naming the address and the system's reason (e.g.
 /// the port is in use).

@@ -115,18 +115,24 @@ TEST(DistInit, SingleRankJobInProcess) {
 
 // GLOO_SOCKET_IFNAME (Python's): the peers are reached on that interface's address; a name no
 // interface has is an error naming it.
+struct ScopedEnv {  // sets a variable for one test, unsets it however the test ends
+  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+  void set(const char* value) const { ::setenv(name_, value, 1); }
+  const char* name_;
+};
+
 TEST(DistInit, GlooSocketInterfaceFromTheEnvironment) {
-  ::setenv("GLOO_SOCKET_IFNAME", "lo", 1);
+  ScopedEnv ifname("GLOO_SOCKET_IFNAME", ",lo");  // the first non-empty name counts
   dist::init_process_group("gloo", "tcp://127.0.0.1:0", 1, 0, std::chrono::seconds(30));
   Tensor t = ember::arange(3.0);
   dist::all_reduce(t);
   EXPECT_TRUE(ember::equal(t, ember::arange(3.0)));
   dist::destroy_process_group();
-  ::setenv("GLOO_SOCKET_IFNAME", "no-such-if0,lo", 1);
+  ifname.set("no-such-if0,lo");
   ember_test::expect_error<dist::DistError>(
       [] { dist::init_process_group("gloo", "tcp://127.0.0.1:0", 1, 0, std::chrono::seconds(30)); },
       {"GLOO_SOCKET_IFNAME interface 'no-such-if0'"});
-  ::unsetenv("GLOO_SOCKET_IFNAME");
   EXPECT_FALSE(dist::is_initialized());
 }
 

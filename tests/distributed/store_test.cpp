@@ -127,7 +127,8 @@ TEST(TCPStore, AMasterNamedByANetworkAddressListensOnEveryInterface) {
   ifaddrs* list = nullptr;
   ASSERT_EQ(::getifaddrs(&list), 0);
   for (ifaddrs* a = list; a && address.empty(); a = a->ifa_next) {
-    if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET || (a->ifa_flags & IFF_LOOPBACK))
+    if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET || (a->ifa_flags & IFF_LOOPBACK) ||
+        !(a->ifa_flags & IFF_UP) || !(a->ifa_flags & IFF_RUNNING))
       continue;
     char text_addr[INET_ADDRSTRLEN] = {};
     ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr, text_addr,
