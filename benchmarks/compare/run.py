@@ -38,7 +38,7 @@ TORCH_LIBS = ["-ltorch", "-ltorch_cpu", "-lc10"]
 CXX = os.environ.get("CXX", "g++")
 BASE_FLAGS = ["-std=c++17", "-D_GLIBCXX_USE_CXX11_ABI=1"]
 WORKLOADS = ["hwlimits", "overhead", "elementwise", "sgemm", "devx", "train_step", "epoch",
-             "data_loading", "conv", "attention"]
+             "data_loading", "conv", "attention", "collectives"]
 # The newest LibTorch (BENCHMARKS.md "Anchor libraries"): the C++ library of the newest PyPI torch
 # wheel, unpacked outside the repository; --torch-new or EMBER_TORCH_NEW override the default.
 TORCH_NEW_DEFAULT = "/work/cache/torch-2.15.0/torch"
@@ -182,6 +182,9 @@ def torch_programs():
         "epoch_torch": ([f"{c}/epoch_torch.cpp"], ["-lz"], True),
         "conv_torch": ([f"{c}/conv_torch.cpp"], [], True),
         "attention_torch": ([f"{c}/attention_torch.cpp"], [], True),
+        # c10d's Gloo process group is declared only under USE_C10D_GLOO (both anchors have it).
+        "collectives_torch": ([f"{c}/collectives_torch.cpp"], ["-DUSE_C10D_GLOO", "-pthread"],
+                              True),
     }
     if os.path.exists(f"{c}/data_loading_torch.cpp"):
         progs["data_loading_torch"] = ([f"{c}/data_loading_torch.cpp"], ["-pthread"], False)
@@ -208,6 +211,7 @@ EMBER_PROGRAMS = {
     "data_loading": "ember_compare_data_loading",
     "conv": "ember_compare_conv",
     "attention": "ember_compare_attention",
+    "collectives": "ember_compare_collectives",
 }
 
 # Which programs each workload needs (torch programs are built per anchor).
@@ -221,6 +225,7 @@ WORKLOAD_TORCH_PROGRAMS = {
     "data_loading": ["data_loading_torch"],
     "conv": ["conv_torch"],
     "attention": ["attention_torch"],
+    "collectives": ["collectives_torch"],
 }
 WORKLOAD_PLAIN_PROGRAMS = {"sgemm": ["sgemm_ref"], "devx": ["empty"]}
 
@@ -1354,6 +1359,33 @@ def report_attention(results, passes, threads):
            *anchor_ratio_headers(), "peak MiB", "check", "verdict"], rows)
 
 
+def report_collectives(results, passes):
+    rows = []
+    libs = ["ember", *[a.label("libtorch") for a in ANCHORS]]
+    cases = list(dict.fromkeys(c for (w, c, _, _) in results.data if w == "collectives"))
+    for p in passes:
+        for case in cases:
+            e = results.get(("collectives", case, "1", "ember"), p)
+            ts = anchor_recs(results, "collectives", case, "1", "libtorch", p)
+            if e is None and all(t is None for t in ts):
+                continue
+            rs = [ratio(e, t) for t in ts]
+            infos = [results.info.get(("collectives", case, "1", lib), {}) for lib in libs]
+            checks = [i.get("check") for i in infos if i.get("check")]
+            check = "-" if not checks else ("pass" if all(c == "pass" for c in checks) else "FAIL")
+            rows.append([p, case, fmt_cell(e), *[fmt_cell(t) for t in ts],
+                         *[fmt_ratio(r) for r in rs], check])
+    table("Collectives: 2 ranks x 1 thread on loopback, Gloo TCP (us per call: lower is better)",
+          "all_reduce (SUM, float32) of 1 float, 64 KiB, the 721 KiB of the §5(b) LeNet step's "
+          "gradients (DDP's one bucket) and 4 MiB, and barrier; Ember's ember::distributed "
+          "against LibTorch's c10d ProcessGroupGloo (what Python's torch.distributed runs on). "
+          "Fixed call counts on both ranks, median [min-max] of 7 repetitions. ratio = Ember / "
+          "LibTorch time; no target (issue #19 sets its target on the DDP step, "
+          "ember_bench_ddp).\n" + anchors_note(),
+          ["pass", "case", "Ember us", *[f"{column_name(a)} us" for a in ANCHORS],
+           *anchor_ratio_headers(), "check"], rows)
+
+
 DATA_LOADING_LOAD_LINE = re.compile(r"^INFO data_loading load (\S+) (\S+=.*)$")
 
 
@@ -1577,6 +1609,13 @@ def main():
                 *anchor_progs(torch_bins, "attention_torch", "libtorch")],
                 cases_of("attention_torch", "attention"), train_threads)
 
+        if "collectives" in only:
+            # Two ranks of one thread each (the DDP measurement's setting), whatever --threads.
+            run_workload_cases(runner, results, p, "collectives", [
+                ember_prog("collectives"),
+                *anchor_progs(torch_bins, "collectives_torch", "libtorch")],
+                cases_of("collectives_torch", "collectives"), ["1"])
+
     mode = "QUICK smoke test, not a measurement" if args.quick else "full protocol"
     names = " and ".join(a.name for a in ANCHORS if a.available)
     print(f"\n## Ember vs {names} ({mode}; {len(passes)} pass(es); Ember build: {build})\n")
@@ -1606,6 +1645,8 @@ def main():
         report_conv(results, passes, train_threads)
     if "attention" in only:
         report_attention(results, passes, train_threads)
+    if "collectives" in only:
+        report_collectives(results, passes)
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
     raw_path = os.path.join(args.work, f"results-{stamp}.txt")

@@ -1,0 +1,101 @@
+// BENCHMARKS-style collectives workload (issue #19): all_reduce (SUM, float32) and barrier between
+// 2 ranks on loopback, over Gloo's TCP transport, timed the same way for Ember and LibTorch's
+// c10d. The program forks itself into the two ranks (rank 0 the parent, which prints); both
+// make the same fixed number of calls (collectives must pair up), so the adaptive timer of
+// bench_timer.h is not used: 20 warm-up calls, then 7 repetitions of `inner` calls with a barrier
+// before each, median per call.
+//   allreduce_4B      1 float: the latency of one collective
+//   allreduce_64KiB   16384 floats
+//   allreduce_721KiB  184586 floats: the gradients of the §5(b) LeNet step (DDP's one bucket)
+//   allreduce_4MiB    1048576 floats
+//   barrier
+// The check: every element of the result equals 1 + 2 (rank r contributes r + 1).
+#pragma once
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "bench_timer.h"
+
+namespace bench_coll {
+
+inline const std::vector<std::string>& cases() {
+  static const std::vector<std::string> c = {"allreduce_4B", "allreduce_64KiB", "allreduce_721KiB",
+                                             "allreduce_4MiB", "barrier"};
+  return c;
+}
+
+/// Elements of the all-reduced tensor (0 for the barrier) and calls per repetition.
+struct CaseSize {
+  long elements;
+  long inner;
+};
+inline CaseSize case_size(const std::string& c) {
+  if (c == "allreduce_4B") return {1, 400};
+  if (c == "allreduce_64KiB") return {16384, 200};
+  if (c == "allreduce_721KiB") return {184586, 60};
+  if (c == "allreduce_4MiB") return {1048576, 20};
+  return {0, 400};
+}
+
+/// A port free on 127.0.0.1 now (the master binds it a moment later).
+inline int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  socklen_t len = sizeof(a);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+/// Forks rank 1; returns this process's rank (0 in the parent).
+inline int fork_ranks(pid_t* child) {
+  *child = ::fork();
+  if (*child < 0) {
+    std::perror("fork");
+    std::exit(1);
+  }
+  return *child == 0 ? 1 : 0;
+}
+
+/// Rank 0 waits for rank 1: its exit status (0 when it succeeded).
+inline int join_rank1(pid_t child) {
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/// Times `call` as described above; `barrier` synchronises the ranks between repetitions.
+template <class Call, class Barrier>
+bench::Timing time_calls(long inner, Call&& call, Barrier&& barrier) {
+  for (int i = 0; i < 20; ++i) call();
+  bench::Timing t;
+  t.inner = inner;
+  t.reps = 7;
+  std::vector<double> per_call;
+  for (int r = 0; r < t.reps; ++r) {
+    barrier();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (long i = 0; i < inner; ++i) call();
+    const auto t1 = std::chrono::steady_clock::now();
+    per_call.push_back(std::chrono::duration<double>(t1 - t0).count() / inner);
+  }
+  t.median = bench::median_of(per_call);
+  t.min = *std::min_element(per_call.begin(), per_call.end());
+  t.max = *std::max_element(per_call.begin(), per_call.end());
+  return t;
+}
+
+}  // namespace bench_coll

@@ -1,0 +1,50 @@
+// The collectives workload (collectives_common.h), Ember side: ember::distributed's Gloo process
+// group, initialised through tcp:// on a free port. Usage: collectives_ember <case> <threads>;
+// --list prints the cases.
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "collectives_common.h"
+#include "ember/distributed/distributed.h"
+#include "ember/ember.h"
+#include "ember_threads.h"
+
+namespace dist = ember::distributed;
+
+int main(int argc, char** argv) {
+  const auto& cases = bench_coll::cases();
+  if (bench::wants_list(argc, argv)) return bench::list(cases), 0;
+  if (argc != 3) bench::usage(argv[0], cases);
+  const std::string cas = argv[1];
+  if (std::find(cases.begin(), cases.end(), cas) == cases.end()) bench::usage(argv[0], cases);
+  const auto threads = bench::parse_threads(argv[2]);
+  const int port = bench_coll::free_port();
+  pid_t child = 0;
+  const int rank = bench_coll::fork_ranks(&child);
+  bench_ember::apply_threads(threads);
+  const bench::Tag tag{"collectives", cas, threads.name, "ember"};
+
+  dist::init_process_group("gloo", "tcp://127.0.0.1:" + std::to_string(port), 2, rank,
+                           std::chrono::seconds(60));
+  const auto size = bench_coll::case_size(cas);
+  bench::Timing t;
+  bool ok = true;
+  if (size.elements > 0) {
+    ember::Tensor check = ember::full({size.elements}, static_cast<double>(rank + 1));
+    dist::all_reduce(check);
+    ok = ember::equal(check, ember::full({size.elements}, 3.0));
+    ember::Tensor x = ember::zeros({size.elements});
+    t = bench_coll::time_calls(
+        size.inner, [&] { dist::all_reduce(x); }, [] { dist::barrier(); });
+  } else {
+    t = bench_coll::time_calls(
+        size.inner, [] { dist::barrier(); }, [] { dist::barrier(); });
+  }
+  dist::destroy_process_group();
+  if (rank == 1) return ok ? 0 : 1;
+  ok = bench_coll::join_rank1(child) == 0 && ok;
+  bench::print_time(tag, t, 1e6, "us");
+  bench::print_info(tag, std::string("check=") + (ok ? "pass" : "FAIL") + " ranks=2");
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,64 @@
+// The collectives workload (collectives_common.h), LibTorch side: c10d's TCPStore and
+// ProcessGroupGloo (in libtorch_cpu; what Python's torch.distributed runs on), one Gloo device
+// on 127.0.0.1, the group's default worker threads. Usage: collectives_torch <case> <threads>;
+// --list prints the cases.
+#include <torch/torch.h>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "collectives_common.h"
+#include "torch_threads.h"
+
+int main(int argc, char** argv) {
+  const auto& cases = bench_coll::cases();
+  if (bench::wants_list(argc, argv)) return bench::list(cases), 0;
+  if (argc != 3) bench::usage(argv[0], cases);
+  const std::string cas = argv[1];
+  if (std::find(cases.begin(), cases.end(), cas) == cases.end()) bench::usage(argv[0], cases);
+  const auto threads = bench::parse_threads(argv[2]);
+  const int port = bench_coll::free_port();
+  pid_t child = 0;
+  const int rank = bench_coll::fork_ranks(&child);
+  bench_torch::apply_threads(threads);
+  const bench::Tag tag{"collectives", cas, threads.name, "libtorch"};
+
+  c10d::TCPStoreOptions store_options;
+  store_options.port = static_cast<uint16_t>(port);
+  store_options.isServer = rank == 0;
+  store_options.numWorkers = 2;
+  store_options.timeout = std::chrono::seconds(60);
+  auto store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", store_options);
+  auto options = c10d::ProcessGroupGloo::Options::create();
+  options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+  options->timeout = std::chrono::seconds(60);
+  auto group = c10::make_intrusive<c10d::ProcessGroupGloo>(
+      c10::make_intrusive<c10d::PrefixStore>("bench", store), rank, 2, options);
+  auto barrier = [&] { group->barrier()->wait(); };
+
+  const auto size = bench_coll::case_size(cas);
+  bench::Timing t;
+  bool ok = true;
+  if (size.elements > 0) {
+    std::vector<at::Tensor> check = {torch::full({size.elements}, double(rank + 1))};
+    group->allreduce(check)->wait();
+    ok = torch::equal(check[0], torch::full({size.elements}, 3.0));
+    std::vector<at::Tensor> x = {torch::zeros({size.elements})};
+    t = bench_coll::time_calls(
+        size.inner, [&] { group->allreduce(x)->wait(); }, barrier);
+  } else {
+    t = bench_coll::time_calls(size.inner, barrier, barrier);
+  }
+  group.reset();
+  if (rank == 1) return ok ? 0 : 1;
+  ok = bench_coll::join_rank1(child) == 0 && ok;
+  bench::print_time(tag, t, 1e6, "us");
+  bench::print_info(tag, std::string("check=") + (ok ? "pass" : "FAIL") +
+                             " ranks=2 version=" + bench_torch::version());
+  return ok ? 0 : 1;
+}
