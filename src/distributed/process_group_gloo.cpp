@@ -4,6 +4,8 @@
 // itself runs on the group's own thread, in the order of the calls, which is the order every
 // rank must issue them in (Gloo pairs messages by the tag each call takes from a counter).
 // Non-contiguous tensors go through a contiguous copy that is written back afterwards.
+#include <net/if.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -81,6 +83,13 @@ class ProcessGroupGloo final : public ProcessGroup {
       // of a comma-separated list; Python spreads its traffic over all of them).
       const std::string iface = socket_interface();
       if (!iface.empty()) {
+        // Checked here: Gloo's own lookup of a missing interface throws past its getifaddrs()
+        // list (a leak), with a message that does not name the variable.
+        if (if_nametoindex(iface.c_str()) == 0)
+          throw DistBackendError(fmt::format(
+              "ProcessGroupGloo: rank {} of {}: the GLOO_SOCKET_IFNAME interface '{}' does not "
+              "exist on this machine",
+              rank, size, iface));
         attr.iface = iface;
         attr.hostname.clear();
       }
@@ -503,6 +512,10 @@ class ProcessGroupGloo final : public ProcessGroup {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (stopping_) throw DistError(fmt::format("{}: the process group is being destroyed", op));
+      if (!broken_.empty()) {
+        work->finish_with_error(unusable_error(op));
+        return work;
+      }
       queue_.push_back(Job{op, next_tag_++, std::move(body), work});
     }
     queue_cv_.notify_one();
@@ -519,6 +532,10 @@ class ProcessGroupGloo final : public ProcessGroup {
         job = std::move(queue_.front());
         queue_.pop_front();
       }
+      if (!broken_.empty()) {
+        job.work->finish_with_error(unusable_error(job.op));
+        continue;
+      }
       try {
         job.work->finish(job.body(job.tag));
       } catch (const Error&) {
@@ -526,8 +543,20 @@ class ProcessGroupGloo final : public ProcessGroup {
       } catch (const std::exception& e) {
         job.work->finish_with_error(
             backend_error(error_context(job.op.c_str()), e.what(), timeout_));
+        // Gloo failed (a peer gone, a timeout): the ranks' calls no longer pair up, so every
+        // later collective of this group fails at once instead of waiting out its own timeout
+        // (a dead peer would otherwise hold the queue, and the destructor, for queued x timeout).
+        std::lock_guard<std::mutex> lock(mutex_);
+        broken_ = fmt::format("{} failed: {}", job.op, e.what());
       }
     }
+  }
+
+  std::exception_ptr unusable_error(const std::string& op) const {
+    return std::make_exception_ptr(DistBackendError(fmt::format(
+        "{}: the process group is unusable after an earlier failure ({}). Hint: destroy it "
+        "(destroy_process_group) and create a new one",
+        error_context(op.c_str()), broken_)));
   }
 
   std::chrono::milliseconds timeout_;
@@ -537,6 +566,7 @@ class ProcessGroupGloo final : public ProcessGroup {
   std::deque<Job> queue_;
   uint32_t next_tag_ = 0;
   bool stopping_ = false;
+  std::string broken_;  // set (under mutex_) by the first Gloo failure: what failed
   std::thread worker_;
 };
 

@@ -9,6 +9,7 @@
 
 #include <iostream>
 #include <thread>
+#include <vector>
 
 #include "ember/distributed/distributed.h"
 #include "tests/distributed/harness.h"
@@ -65,6 +66,39 @@ EMBER_DIST_WORKER(peer_hangs) {
       std::chrono::seconds(5));
 }
 
+// Three collectives queued behind one that times out: the group is unusable after the first
+// failure, so the other two fail at once (not a timeout each), and so does a later call.
+EMBER_DIST_WORKER(peer_hangs_with_a_queue) {
+  dist::init_process_group("gloo", "env://", -1, -1, std::chrono::seconds(2));
+  dist::barrier();
+  if (dist::get_rank() == 1) {
+    std::this_thread::sleep_for(std::chrono::seconds(4));  // past rank 0's 2 s timeout
+    std::_Exit(0);
+  }
+  const auto start = Clock::now();
+  std::vector<dist::WorkPtr> works;
+  std::vector<ember::Tensor> tensors;
+  for (int i = 0; i < 3; ++i) {
+    tensors.push_back(ember::ones({16}));
+    works.push_back(dist::all_reduce(tensors.back(), dist::ReduceOp::SUM, nullptr, true));
+  }
+  int failed = 0, unusable = 0;
+  for (auto& w : works) {
+    try {
+      w->wait();
+    } catch (const dist::DistError& e) {
+      ++failed;
+      unusable +=
+          std::string(e.what()).find("unusable after an earlier failure") != std::string::npos;
+    }
+  }
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+  DIST_CHECK(failed == 3 && unusable == 2, "{} failed, {} as unusable", failed, unusable);
+  DIST_CHECK(ms < std::chrono::milliseconds(3500), "three queued collectives took {} ms",
+             ms.count());
+  expect_dist_error_within([] { dist::barrier(); }, std::chrono::seconds(1));
+}
+
 EMBER_DIST_WORKER(init_expecting_failure) {
   expect_dist_error_within(
       [] { dist::init_process_group("gloo", "env://", -1, -1, std::chrono::seconds(2)); },
@@ -86,6 +120,12 @@ TEST(DistFaults, APeerThatDiesFailsTheCollective) {
 TEST(DistFaults, APeerThatHangsTimesTheCollectiveOut) {
   auto exits = dist_test::run_ranks({"peer_hangs", 2, std::chrono::seconds(30)});
   expect_failed_with(exits[0], 0, "all_reduce (Gloo, rank 0 of 2) failed");
+  EXPECT_EQ(exits[1].code, 0) << exits[1].output;
+}
+
+TEST(DistFaults, AFailureMakesTheGroupFailFastAfterwards) {
+  auto exits = dist_test::run_ranks({"peer_hangs_with_a_queue", 2, std::chrono::seconds(30)});
+  expect_failed_with(exits[0], 0, "unusable after an earlier failure");
   EXPECT_EQ(exits[1].code, 0) << exits[1].output;
 }
 
