@@ -20,8 +20,8 @@ quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
 # Totals over every test program of every suite, for the closing line "N passed, N failed, N
-# skipped". A program that ended without GoogleTest's summary (a crash, a timeout) counts as one
-# failure.
+# skipped". A program that ended without GoogleTest's summary (a crash, a timeout), or with a
+# non-zero exit status after it, counts as one failure.
 passed=0 failed=0 skipped=0
 count_log() {
   local log=$1 p f s r
@@ -30,6 +30,9 @@ count_log() {
   # With --gtest_brief GoogleTest prints no "N tests failed" total: failed = ran - passed - skipped.
   r=$(sed -n 's/^\[==========\] \([0-9]*\) tests\{0,1\} from .* ran\..*$/\1/p' "$log" | tail -n1)
   if [ -n "$r" ]; then f=$((r - ${p:-0} - ${s:-0})); else f=1; fi
+  # A program whose tests all passed but that exited non-zero (a sanitizer's leak report at exit)
+  # failed too: the runner below marks its log.
+  if [ "${f:-0}" -eq 0 ] && grep -q '^EMBER-TEST-PROGRAM-FAILED' "$log"; then f=1; fi
   passed=$((passed + ${p:-0}))
   failed=$((failed + ${f:-0}))
   skipped=$((skipped + ${s:-0}))
@@ -63,7 +66,7 @@ run_suite() {
     rm -f "$dir"/tests/test_*.log
     local status=0
     find "$dir/tests" -maxdepth 1 -type f -name 'test_*' -perm -u+x -print0 |
-      xargs -0 -n1 -P"$jobs" sh -c 'timeout 900 "$0" --gtest_brief=1 > "$0.log" 2>&1 || { cat "$0.log"; exit 1; }' ||
+      xargs -0 -n1 -P"$jobs" sh -c 'timeout 900 "$0" --gtest_brief=1 > "$0.log" 2>&1 || { echo "EMBER-TEST-PROGRAM-FAILED: exit status $?" >> "$0.log"; cat "$0.log"; exit 1; }' ||
       status=1
     count_results "$dir"
     [ $status -eq 0 ] || summary_and_exit 1
