@@ -34,6 +34,23 @@ inline const std::vector<std::string>& cases() {
   return c;
 }
 
+/// `prog <case> <threads>`, or `prog --list` (prints the cases and exits).
+struct Args {
+  std::string cas;
+  bench::Threads threads;
+};
+inline Args parse_args(int argc, char** argv) {
+  const auto& c = cases();
+  if (bench::wants_list(argc, argv)) {
+    bench::list(c);
+    std::exit(0);
+  }
+  if (argc != 3) bench::usage(argv[0], c);
+  Args a{argv[1], bench::parse_threads(argv[2])};
+  if (std::find(c.begin(), c.end(), a.cas) == c.end()) bench::usage(argv[0], c);
+  return a;
+}
+
 /// Elements of the all-reduced tensor (0 for the barrier) and calls per repetition.
 struct CaseSize {
   long elements;
@@ -60,14 +77,23 @@ inline int free_port() {
   return ntohs(a.sin_port);
 }
 
-/// Forks rank 1; returns this process's rank (0 in the parent).
-inline int fork_ranks(pid_t* child) {
-  *child = ::fork();
-  if (*child < 0) {
+/// This process's place in the job: rank 0 (the parent) or 1 (the forked child), and the store's
+/// port, picked before the fork so both ranks know it.
+struct Job {
+  int rank = 0;
+  int port = 0;
+  pid_t child = 0;  // rank 0: rank 1's pid
+};
+inline Job fork_ranks() {
+  Job job;
+  job.port = free_port();
+  job.child = ::fork();
+  if (job.child < 0) {
     std::perror("fork");
     std::exit(1);
   }
-  return *child == 0 ? 1 : 0;
+  job.rank = job.child == 0 ? 1 : 0;
+  return job;
 }
 
 /// Rank 0 waits for rank 1: its exit status (0 when it succeeded).

@@ -13,19 +13,13 @@
 namespace dist = ember::distributed;
 
 int main(int argc, char** argv) {
-  const auto& cases = bench_coll::cases();
-  if (bench::wants_list(argc, argv)) return bench::list(cases), 0;
-  if (argc != 3) bench::usage(argv[0], cases);
-  const std::string cas = argv[1];
-  if (std::find(cases.begin(), cases.end(), cas) == cases.end()) bench::usage(argv[0], cases);
-  const auto threads = bench::parse_threads(argv[2]);
-  const int port = bench_coll::free_port();
-  pid_t child = 0;
-  const int rank = bench_coll::fork_ranks(&child);
+  const auto [cas, threads] = bench_coll::parse_args(argc, argv);
+  const bench_coll::Job job = bench_coll::fork_ranks();
+  const int rank = job.rank;
   bench_ember::apply_threads(threads);
   const bench::Tag tag{"collectives", cas, threads.name, "ember"};
 
-  dist::init_process_group("gloo", "tcp://127.0.0.1:" + std::to_string(port), 2, rank,
+  dist::init_process_group("gloo", "tcp://127.0.0.1:" + std::to_string(job.port), 2, rank,
                            std::chrono::seconds(60));
   const auto size = bench_coll::case_size(cas);
   bench::Timing t;
@@ -43,7 +37,7 @@ int main(int argc, char** argv) {
   }
   dist::destroy_process_group();
   if (rank == 1) return ok ? 0 : 1;
-  ok = bench_coll::join_rank1(child) == 0 && ok;
+  ok = bench_coll::join_rank1(job.child) == 0 && ok;
   bench::print_time(tag, t, 1e6, "us");
   bench::print_info(tag, std::string("check=") + (ok ? "pass" : "FAIL") + " ranks=2");
   return ok ? 0 : 1;

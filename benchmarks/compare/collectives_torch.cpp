@@ -16,20 +16,14 @@
 #include "torch_threads.h"
 
 int main(int argc, char** argv) {
-  const auto& cases = bench_coll::cases();
-  if (bench::wants_list(argc, argv)) return bench::list(cases), 0;
-  if (argc != 3) bench::usage(argv[0], cases);
-  const std::string cas = argv[1];
-  if (std::find(cases.begin(), cases.end(), cas) == cases.end()) bench::usage(argv[0], cases);
-  const auto threads = bench::parse_threads(argv[2]);
-  const int port = bench_coll::free_port();
-  pid_t child = 0;
-  const int rank = bench_coll::fork_ranks(&child);
+  const auto [cas, threads] = bench_coll::parse_args(argc, argv);
+  const bench_coll::Job job = bench_coll::fork_ranks();
+  const int rank = job.rank;
   bench_torch::apply_threads(threads);
   const bench::Tag tag{"collectives", cas, threads.name, "libtorch"};
 
   c10d::TCPStoreOptions store_options;
-  store_options.port = static_cast<uint16_t>(port);
+  store_options.port = static_cast<uint16_t>(job.port);
   store_options.isServer = rank == 0;
   store_options.numWorkers = 2;
   store_options.timeout = std::chrono::seconds(60);
@@ -56,7 +50,7 @@ int main(int argc, char** argv) {
   }
   group.reset();
   if (rank == 1) return ok ? 0 : 1;
-  ok = bench_coll::join_rank1(child) == 0 && ok;
+  ok = bench_coll::join_rank1(job.child) == 0 && ok;
   bench::print_time(tag, t, 1e6, "us");
   bench::print_info(tag, std::string("check=") + (ok ? "pass" : "FAIL") +
                              " ranks=2 version=" + bench_torch::version());
