@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <string>
 
 #include "ember/distributed/distributed.h"
 #include "tests/distributed/harness.h"
@@ -20,6 +21,18 @@ EMBER_DIST_WORKER(launched_all_reduce) {
   auto t = ember::ones({3});
   dist::all_reduce(t);
   DIST_CHECK(t[0].item<double>() == dist::get_world_size(), "sum {}", t[0].item<double>());
+  dist::destroy_process_group();
+}
+
+// One rank per "machine" of a two-machine job: world size 2, local rank 0, global rank 0 or 1.
+EMBER_DIST_WORKER(launched_one_per_node) {
+  DIST_CHECK(std::string(std::getenv("LOCAL_RANK")) == "0", "LOCAL_RANK {}",
+             std::getenv("LOCAL_RANK"));
+  dist::init_process_group("gloo", "env://", -1, -1, std::chrono::seconds(30));
+  DIST_CHECK(dist::get_world_size() == 2, "world size {}", dist::get_world_size());
+  auto t = ember::full({1}, static_cast<double>(dist::get_rank() + 1));
+  dist::all_reduce(t);
+  DIST_CHECK(t.item<double>() == 3, "sum {} (ranks 0 and 1 expected)", t.item<double>());
   dist::destroy_process_group();
 }
 
@@ -50,6 +63,24 @@ TEST(EmberRun, OneFailingRankFailsTheJobAtOnce) {
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(run_launcher(2, "launched_rank1_fails"), 5);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+}
+
+// --nnodes / --node-rank: two "machines" (two ember-run calls here) of one rank each make one job
+// of world size 2, global ranks 0 and 1.
+TEST(EmberRun, NodesOfAMultiMachineJob) {
+  const std::string run = std::string(EMBER_SOURCE_DIR) + "/tools/ember-run --nproc 1 --nnodes 2 " +
+                          "--master-port " + std::to_string(dist_test::free_port());
+  const std::string worker = self_path() + " --ember-dist-worker=launched_one_per_node";
+  const std::string cmd = "sh -c '" + run + " --node-rank 1 " + worker + " & other=$!; " + run +
+                          " --node-rank 0 " + worker + "; mine=$?; wait $other; " +
+                          "exit $((mine + $?))' > /dev/null 2>&1";
+  int status = std::system(cmd.c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  const std::string bad =
+      std::string(EMBER_SOURCE_DIR) +
+      "/tools/ember-run --nproc 1 --nnodes 2 --node-rank 2 true > /dev/null 2>&1";
+  status = std::system(bad.c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 2);
 }
 
 TEST(EmberRun, RefusesAMissingRankCount) {
