@@ -90,15 +90,21 @@ struct TCPStore::Server {
     ::close(wake_pipe[1]);
   }
 
-  void accept_loop() {
+  // Waits until `fd` has something to read (or is closed): false when the server is stopping.
+  bool readable_or_stopping(int fd) const {
     for (;;) {
-      pollfd fds[2] = {{wake_pipe[0], POLLIN, 0}, {listener.fd(), POLLIN, 0}};
+      pollfd fds[2] = {{wake_pipe[0], POLLIN, 0}, {fd, POLLIN, 0}};
       if (::poll(fds, 2, -1) < 0) {
         if (errno == EINTR) continue;
-        return;
+        return false;
       }
-      if (fds[0].revents) return;
-      if (!(fds[1].revents & POLLIN)) continue;
+      if (fds[0].revents) return false;
+      if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) return true;
+    }
+  }
+
+  void accept_loop() {
+    while (readable_or_stopping(listener.fd())) {
       int fd = ::accept4(listener.fd(), nullptr, nullptr, SOCK_CLOEXEC);
       if (fd < 0) continue;
       // An answer the client does not read fails after this long instead of blocking forever.
@@ -110,14 +116,7 @@ struct TCPStore::Server {
   }
 
   void client_loop(net::Socket client) {
-    for (;;) {
-      pollfd fds[2] = {{wake_pipe[0], POLLIN, 0}, {client.fd(), POLLIN, 0}};
-      if (::poll(fds, 2, -1) < 0) {
-        if (errno == EINTR) continue;
-        return;
-      }
-      if (fds[0].revents) return;
-      if (!(fds[1].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    while (readable_or_stopping(client.fd())) {
       try {
         if (!serve_one(client.fd())) return;  // closed, or not a client of ours
       } catch (const std::exception&) {

@@ -37,6 +37,14 @@ void expect_close(const Tensor& a, const Tensor& b, double tol, const std::strin
   EXPECT_LE(worst, tol * (1 + b.abs().max().item<double>())) << what;
 }
 
+// The gradient `loss` gives `param`, the module's gradients reset first (so the order in which
+// two calls are evaluated does not matter).
+Tensor grad_from(nn::Module& module, const Tensor& param, const Tensor& loss) {
+  module.zero_grad();
+  loss.backward();
+  return param.grad().clone();
+}
+
 TEST(DataParallel, MatchesTheModuleForwardAndBackward) {
   ember::manual_seed(0);
   DpNet model;
@@ -112,11 +120,10 @@ TEST(DataParallel, VectorsOfTensorsAndOtherArguments) {
   ASSERT_EQ(got.size(), 2u);
   expect_close(got[0], want[0], 1e-6, "first output");
   expect_close(got[1], want[1], 1e-6, "second output");
-  (got[0].sum() + got[1].square().sum()).backward();
-  Tensor g = model->fc->weight.grad().clone();
-  model->zero_grad();
-  (want[0].sum() + want[1].square().sum()).backward();
-  expect_close(g, model->fc->weight.grad(), 1e-5, "gradient through vector outputs");
+  const Tensor& w = model->fc->weight;
+  expect_close(grad_from(*model, w, got[0].sum() + got[1].square().sum()),
+               grad_from(*model, w, want[0].sum() + want[1].square().sum()), 1e-5,
+               "gradient through vector outputs");
 }
 
 // Nested arguments and results (Python's scatter/gather of tuples, lists and dicts): a tuple
@@ -152,13 +159,14 @@ TEST(DataParallel, NestedTuplesVectorsAndMaps) {
   expect_close(std::get<2>(got).at("h"), std::get<2>(want).at("h"), 1e-6, "map value h");
   expect_close(std::get<2>(got).at("x2"), std::get<2>(want).at("x2"), 0, "map value x2");
   // Backward through every level of nesting reaches the module's parameters.
-  (std::get<0>(got).sum() + std::get<1>(got)[0].square().sum() + std::get<2>(got).at("h").sum())
-      .backward();
-  Tensor g = model->fc->weight.grad().clone();
-  model->zero_grad();
-  (std::get<0>(want).sum() + std::get<1>(want)[0].square().sum() + std::get<2>(want).at("h").sum())
-      .backward();
-  expect_close(g, model->fc->weight.grad(), 1e-5, "gradient through nested outputs");
+  const Tensor& w = model->fc->weight;
+  expect_close(grad_from(*model, w,
+                         std::get<0>(got).sum() + std::get<1>(got)[0].square().sum() +
+                             std::get<2>(got).at("h").sum()),
+               grad_from(*model, w,
+                         std::get<0>(want).sum() + std::get<1>(want)[0].square().sum() +
+                             std::get<2>(want).at("h").sum()),
+               1e-5, "gradient through nested outputs");
   // Fewer rows in one nested tensor than devices: as Python's zip, only that many replicas run.
   NestedNetImpl::In two_rows{ember::randn({2, 4}), {{"bias", ember::randn({2, 2})}}};
   auto small = dp->forward<NestedNetImpl::Out>(two_rows, std::make_pair(ember::randn({2, 2}), 1.0));
