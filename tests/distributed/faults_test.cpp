@@ -2,9 +2,6 @@
 // use each end in a clear error within the configured timeout, never a hang.
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -146,15 +143,9 @@ TEST(DistFaults, ARankThatNeverStartsIsATimeout) {
 
 TEST(DistFaults, APortInUseIsAClearError) {
   // Hold a listening socket on a port, then ask rank 0 to serve the store there.
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  ASSERT_EQ(::listen(fd, 4), 0);
-  socklen_t len = sizeof(addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  const int port = ntohs(addr.sin_port);
+  int port = 0;
+  const int fd = dist_test::listen_loopback(4, &port);
+  ASSERT_GE(fd, 0);
   dist_test::Launch launch{"init_expecting_failure", 1, std::chrono::seconds(30)};
   launch.env = {{"MASTER_PORT", std::to_string(port)}};
   auto exits = dist_test::run_ranks(launch);

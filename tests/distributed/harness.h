@@ -52,6 +52,9 @@ struct Launch {
 std::vector<RankExit> run_ranks(const Launch& launch);
 /// Adds a test failure for every rank that hung or exited with an error, with its output.
 void expect_ranks_ok(const std::vector<RankExit>& exits);
+/// A socket bound to a free loopback port (*port), listening with `backlog` unless it is
+/// negative; -1 on failure. The caller closes it.
+int listen_loopback(int backlog, int* port);
 /// A TCP port on 127.0.0.1 that was free a moment ago.
 int free_port();
 

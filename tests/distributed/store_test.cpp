@@ -90,16 +90,13 @@ TEST(TCPStore, ClientWithoutMasterFailsAtTheTimeout) {
 // A listener that never accepts, its accept queue full: the kernel drops further SYNs, so a
 // blocking connect() would wait for the SYN retries (seconds to minutes), not the timeout.
 TEST(TCPStore, ConnectingToAPeerThatDropsTheHandshakeEndsAtTheTimeout) {
-  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  int port = 0;
+  const int listener = dist_test::listen_loopback(0, &port);
   ASSERT_GE(listener, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  ASSERT_EQ(::listen(listener, 0), 0);
-  socklen_t len = sizeof(addr);
-  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
-  const int port = ntohs(addr.sin_port);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
   std::vector<int> fillers;
   for (int i = 0; i < 4; ++i) {  // fill the queue (connects that complete or stay pending)
     int f = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
