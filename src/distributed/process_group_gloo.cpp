@@ -351,6 +351,7 @@ class ProcessGroupGloo final : public ProcessGroup {
     check_tensor(name, tensor);
     check_peer(name, "dst", dst);
     check_tag(name, tag);
+    if (auto refused = refuse_if_broken(name)) return refused;
     Tensor buffer;
     {
       NoGradGuard no_grad;
@@ -367,6 +368,7 @@ class ProcessGroupGloo final : public ProcessGroup {
     check_tensor(name, tensor);
     check_peer(name, "src", src);
     check_tag(name, tag);
+    if (auto refused = refuse_if_broken(name)) return refused;
     Staged s(tensor);
     auto ub = context_->createUnboundBuffer(s.buffer.data_ptr(), bytes(s.buffer));
     if (s.buffer.numel() > 0) ub->recv(src, p2p_slot(tag));
@@ -550,6 +552,17 @@ class ProcessGroupGloo final : public ProcessGroup {
         broken_ = fmt::format("{} failed: {}", job.op, e.what());
       }
     }
+  }
+
+  // Point to point after a failure fails at once too: its peer is as likely gone as the
+  // collective's was, and a send to it would wait out the whole timeout. (A failed send or
+  // receive itself does not break the group: transfers pair up by tag, not by order.)
+  WorkPtr refuse_if_broken(const std::string& op) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (broken_.empty()) return nullptr;
+    auto work = std::make_shared<Work>();
+    work->finish_with_error(unusable_error(op));
+    return work;
   }
 
   std::exception_ptr unusable_error(const std::string& op) const {

@@ -93,6 +93,18 @@ EMBER_DIST_WORKER(peer_hangs_with_a_queue) {
   DIST_CHECK(failed == 3 && unusable == 2, "{} failed, {} as unusable", failed, unusable);
   DIST_CHECK(ms < std::chrono::milliseconds(3500), "three queued collectives took {} ms",
              ms.count());
+  // Point to point too: rank 1 still lives (it sleeps), so a send would otherwise wait out
+  // the 2 s timeout.
+  try {
+    dist::send(ember::ones({4}), 1);
+    DIST_CHECK(false, "a send on the broken group succeeded");
+  } catch (const dist::DistError& e) {
+    const auto send_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start - ms);
+    DIST_CHECK(std::string(e.what()).find("unusable after an earlier failure") != std::string::npos,
+               "send: {}", e.what());
+    DIST_CHECK(send_ms < std::chrono::milliseconds(1000), "send took {} ms", send_ms.count());
+  }
   expect_dist_error_within([] { dist::barrier(); }, std::chrono::seconds(1));
 }
 
