@@ -69,31 +69,6 @@ uint16_t local_port(int fd) {
   return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
 }
 
-// connect() bounded by the deadline: a blocking connect to an address that drops packets (a
-// firewalled or mistyped host) waits for the kernel's SYN retries, minutes, whatever the
-// store's timeout says. Returns 0 or the errno of the failure.
-int connect_before(int fd, const sockaddr* addr, socklen_t len, Clock::time_point deadline) {
-  const int flags = fcntl(fd, F_GETFL, 0);
-  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) return errno;
-  int rc = ::connect(fd, addr, len);
-  int error = rc == 0 ? 0 : errno;
-  while (error == EINPROGRESS || error == EINTR) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) return ETIMEDOUT;
-    pollfd pfd{fd, POLLOUT, 0};
-    rc = ::poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left.count(), 1 << 30)));
-    if (rc < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    if (rc == 0) continue;  // the deadline check above ends the wait
-    socklen_t error_len = sizeof(error);
-    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &error_len) != 0) return errno;
-  }
-  if (error == 0 && fcntl(fd, F_SETFL, flags) < 0) return errno;  // blocking again
-  return error;
-}
-
 }  // namespace
 
 namespace {
@@ -191,6 +166,69 @@ Socket listen_on(const std::string& host, uint16_t port, uint16_t* bound_port) {
       host, port, last_error));
 }
 
+Socket connect_first(const std::vector<Address>& addresses, Clock::time_point deadline,
+                     std::string* error) {
+  struct Attempt {
+    Socket socket;
+    int flags = 0;  // the file status flags before O_NONBLOCK, restored on success
+  };
+  std::vector<Attempt> pending;
+  size_t next = 0;
+  auto next_start = Clock::now();
+  *error = "no address";
+  for (;;) {
+    // Start the next address when the previous ones have all failed or had their head start.
+    if (next < addresses.size() && (pending.empty() || Clock::now() >= next_start)) {
+      const Address& a = addresses[next++];
+      next_start = Clock::now() + kAddressHeadStart;
+      Attempt attempt{Socket(::socket(a.storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)), 0};
+      const int fd = attempt.socket.fd();
+      attempt.flags = fd < 0 ? -1 : fcntl(fd, F_GETFL, 0);
+      if (attempt.flags < 0 || fcntl(fd, F_SETFL, attempt.flags | O_NONBLOCK) < 0) {
+        *error = std::strerror(errno);
+        continue;
+      }
+      if (::connect(fd, reinterpret_cast<const sockaddr*>(&a.storage), a.length) == 0) {
+        if (fcntl(fd, F_SETFL, attempt.flags) == 0) return std::move(attempt.socket);
+        *error = std::strerror(errno);
+      } else if (errno == EINPROGRESS || errno == EINTR) {
+        pending.push_back(std::move(attempt));  // polled below, after any further address due
+      } else {
+        *error = std::strerror(errno);
+      }
+      continue;
+    }
+    if (pending.empty()) return Socket();  // every address refused at once
+    const auto now = Clock::now();
+    if (now >= deadline) {
+      *error = std::strerror(ETIMEDOUT);
+      return Socket();
+    }
+    const auto until = next < addresses.size() ? std::min(deadline, next_start) : deadline;
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(until - now);
+    std::vector<pollfd> fds;
+    for (const Attempt& attempt : pending) fds.push_back({attempt.socket.fd(), POLLOUT, 0});
+    const int rc = ::poll(fds.data(), fds.size(),
+                          static_cast<int>(std::clamp<int64_t>(wait.count() + 1, 1, 1 << 30)));
+    if (rc < 0 && errno != EINTR) {
+      *error = std::strerror(errno);
+      return Socket();
+    }
+    for (size_t i = fds.size(); i-- > 0;) {
+      if (!fds[i].revents) continue;
+      int so_error = 0;
+      socklen_t len = sizeof(so_error);
+      if (getsockopt(fds[i].fd, SOL_SOCKET, SO_ERROR, &so_error, &len) != 0) so_error = errno;
+      if (so_error == 0 && fcntl(fds[i].fd, F_SETFL, pending[i].flags) == 0)  // blocking again
+        return std::move(pending[i].socket);
+      if (so_error == 0) so_error = errno;
+      *error = std::strerror(so_error);
+      pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+      next_start = Clock::now();  // a refusal hands its turn to the next address at once
+    }
+  }
+}
+
 Socket connect_to(const std::string& host, uint16_t port, std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   std::string last_error;
@@ -198,18 +236,18 @@ Socket connect_to(const std::string& host, uint16_t port, std::chrono::milliseco
   for (;;) {
     AddrInfo ai;
     resolve(host, port, ai, "TCPStore");
+    std::vector<Address> addresses;
     for (addrinfo* a = ai.list; a; a = a->ai_next) {
-      Socket s(::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol));
-      if (!s.valid()) {
-        last_error = std::strerror(errno);
-        continue;
-      }
-      const int error = connect_before(s.fd(), a->ai_addr, a->ai_addrlen, deadline);
-      if (error == 0) {
-        set_no_delay(s.fd());
-        return s;
-      }
-      last_error = std::strerror(error);
+      Address address;
+      if (a->ai_addrlen > sizeof(address.storage)) continue;
+      std::memcpy(&address.storage, a->ai_addr, a->ai_addrlen);
+      address.length = a->ai_addrlen;
+      addresses.push_back(address);
+    }
+    Socket s = connect_first(addresses, deadline, &last_error);
+    if (s.valid()) {
+      set_no_delay(s.fd());
+      return s;
     }
     if (Clock::now() + backoff > deadline) break;
     std::this_thread::sleep_for(backoff);
@@ -221,16 +259,28 @@ Socket connect_to(const std::string& host, uint16_t port, std::chrono::milliseco
       host, port, timeout.count(), last_error));
 }
 
-void send_all(int fd, const void* data, size_t n, const char* what) {
+void send_all(int fd, const void* data, size_t n, Clock::time_point deadline, const char* what) {
   const char* p = static_cast<const char*>(data);
   while (n > 0) {
-    ssize_t k = ::send(fd, p, n, MSG_NOSIGNAL);
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      throw DistNetworkError(fmt::format("{}: send failed: {}", what, std::strerror(errno)));
+    // Never blocking in send(): a peer that stops reading (stalled, or stopped in a debugger)
+    // fills the socket buffers, and a blocking send would then wait for it forever.
+    ssize_t k = ::send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (k >= 0) {
+      p += k;
+      n -= static_cast<size_t>(k);
+      continue;
     }
-    p += k;
-    n -= static_cast<size_t>(k);
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK)
+      throw DistNetworkError(fmt::format("{}: send failed: {}", what, std::strerror(errno)));
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0)
+      throw DistNetworkError(
+          fmt::format("{}: timed out sending ({} bytes left): the peer is not reading", what, n));
+    pollfd pfd{fd, POLLOUT, 0};
+    int rc = ::poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left.count(), 1 << 30)));
+    if (rc < 0 && errno != EINTR)
+      throw DistNetworkError(fmt::format("{}: poll failed: {}", what, std::strerror(errno)));
   }
 }
 

@@ -5,6 +5,11 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include <sys/socket.h>
+
+#include "ember/core/macros.h"
 
 namespace ember {
 namespace distributed {
@@ -30,7 +35,7 @@ class Socket {
     fd_ = -1;
     return fd;
   }
-  void reset();
+  EMBER_API void reset();  // exported, as connect_first, for tests/distributed/store_test.cpp
 
  private:
   int fd_ = -1;
@@ -46,11 +51,26 @@ bool can_listen_on(const std::string& host);
 /// every interface otherwise: DistNetworkError naming the address and the system's reason (e.g.
 /// the port is in use).
 Socket listen_on(const std::string& host, uint16_t port, uint16_t* bound_port);
+/// One resolved address of a host.
+struct Address {
+  sockaddr_storage storage{};
+  socklen_t length = 0;
+};
+/// How long each address has to answer alone before the next one is tried beside it.
+inline constexpr std::chrono::milliseconds kAddressHeadStart{250};
+/// Connects to whichever of `addresses` answers first before `deadline`, trying them in order
+/// and each beside the ones before it once they have had kAddressHeadStart (RFC 8305's
+/// staggered attempts): an address that drops the handshake (a stale DNS entry, a firewalled
+/// interface) then neither takes the whole timeout nor hides a later one that answers. An
+/// invalid Socket, with the last failure in *error, when none answered.
+EMBER_API Socket connect_first(const std::vector<Address>& addresses, Clock::time_point deadline,
+                               std::string* error);
 /// Connects to host:port, retrying while the server is not up yet, until `timeout`.
 Socket connect_to(const std::string& host, uint16_t port, std::chrono::milliseconds timeout);
 
-/// Writes all `n` bytes (DistNetworkError when the peer is gone).
-void send_all(int fd, const void* data, size_t n, const char* what);
+/// Writes all `n` bytes before `deadline` (DistNetworkError when the peer is gone, or has not
+/// read enough of them by then).
+void send_all(int fd, const void* data, size_t n, Clock::time_point deadline, const char* what);
 /// Reads exactly `n` bytes before `deadline`: false when the peer closed the connection before
 /// the first byte (a clean end), DistNetworkError on a timeout or a connection cut mid-message.
 bool recv_all(int fd, void* data, size_t n, Clock::time_point deadline, const char* what);

@@ -107,9 +107,6 @@ struct TCPStore::Server {
     while (readable_or_stopping(listener.fd())) {
       int fd = ::accept4(listener.fd(), nullptr, nullptr, SOCK_CLOEXEC);
       if (fd < 0) continue;
-      // An answer the client does not read fails after this long instead of blocking forever.
-      timeval send_timeout{static_cast<time_t>(kRequestTimeout.count()), 0};
-      setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof(send_timeout));
       std::lock_guard<std::mutex> lock(clients_mutex);
       client_threads.emplace_back([this, fd] { client_loop(net::Socket(fd)); });
     }
@@ -218,7 +215,8 @@ struct TCPStore::Server {
       default:
         return false;  // not a client of ours
     }
-    net::send_all(fd, reply.data(), reply.size(), what);
+    // An answer the client does not read fails after this long instead of blocking forever.
+    net::send_all(fd, reply.data(), reply.size(), net::Clock::now() + kRequestTimeout, what);
     return true;
   }
 };
@@ -237,8 +235,9 @@ struct TCPStore::Client {
       throw DistStoreError(
           "TCPStore: the connection to the master was lost after an earlier error");
     try {
-      net::send_all(socket.fd(), request.data(), request.size(), "TCPStore");
-      if (!net::recv_all(socket.fd(), out, n, net::Clock::now() + timeout, "TCPStore"))
+      const auto deadline = net::Clock::now() + timeout;
+      net::send_all(socket.fd(), request.data(), request.size(), deadline, "TCPStore");
+      if (!net::recv_all(socket.fd(), out, n, deadline, "TCPStore"))
         throw DistStoreError(
             "TCPStore: the master closed the connection (has rank 0 exited or failed?)");
     } catch (...) {

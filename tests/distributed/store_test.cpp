@@ -5,12 +5,14 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <thread>
 
 #include "ember/distributed/store.h"
+#include "src/distributed/socket.h"
 #include "tests/distributed/harness.h"
 #include "tests/support/expect_error.h"
 
@@ -114,6 +116,69 @@ TEST(TCPStore, ConnectingToAPeerThatDropsTheHandshakeEndsAtTheTimeout) {
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
   for (int f : fillers) ::close(f);
+  ::close(listener);
+}
+
+net::Address loopback_address(int port) {
+  net::Address a;
+  auto* in = reinterpret_cast<sockaddr_in*>(&a.storage);
+  in->sin_family = AF_INET;
+  in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  in->sin_port = htons(static_cast<uint16_t>(port));
+  a.length = sizeof(sockaddr_in);
+  return a;
+}
+
+// A host's first address drops the handshake (its accept queue full), the second answers: the
+// connect reaches the second soon after the first's head start, not at the timeout.
+TEST(TCPStore, AnAddressThatDropsTheHandshakeDoesNotHoldUpTheNext) {
+  int black_port = 0, good_port = 0;
+  const int black = dist_test::listen_loopback(0, &black_port);
+  const int good = dist_test::listen_loopback(4, &good_port);
+  ASSERT_GE(black, 0);
+  ASSERT_GE(good, 0);
+  const net::Address black_address = loopback_address(black_port);
+  std::vector<int> fillers;
+  auto connect_to_black = [&] {
+    int f = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    ::connect(f, reinterpret_cast<const sockaddr*>(&black_address.storage), black_address.length);
+    fillers.push_back(f);
+    return f;
+  };
+  for (int i = 0; i < 4; ++i) connect_to_black();
+  pollfd probe{connect_to_black(), POLLOUT, 0};
+  const bool dropped = ::poll(&probe, 1, 300) == 0;
+  if (dropped) {
+    std::string error;
+    const auto start = std::chrono::steady_clock::now();
+    net::Socket s = net::connect_first({black_address, loopback_address(good_port)},
+                                       std::chrono::steady_clock::now() + 20s, &error);
+    const auto took = std::chrono::steady_clock::now() - start;
+    ASSERT_TRUE(s.valid()) << error;
+    EXPECT_LT(took, 3s);
+    sockaddr_in peer{};
+    socklen_t len = sizeof(peer);
+    ASSERT_EQ(::getpeername(s.fd(), reinterpret_cast<sockaddr*>(&peer), &len), 0);
+    EXPECT_EQ(ntohs(peer.sin_port), good_port);
+  }
+  for (int f : fillers) ::close(f);
+  ::close(black);
+  ::close(good);
+  if (!dropped) GTEST_SKIP() << "this kernel completed a connect into a full accept queue";
+}
+
+// A peer that takes the connection but never reads: once the socket buffers are full a
+// blocking send() would wait forever; the client gives up at its timeout.
+TEST(TCPStore, SendingToAPeerThatNeverReadsEndsAtTheTimeout) {
+  int port = 0;
+  const int listener = dist_test::listen_loopback(4, &port);  // connects complete, unread
+  ASSERT_GE(listener, 0);
+  TCPStore c("127.0.0.1", static_cast<uint16_t>(port), std::nullopt, false, 400ms);
+  const std::vector<uint8_t> big(64u << 20, 7);  // far more than the socket buffers hold
+  const auto start = std::chrono::steady_clock::now();
+  ember_test::expect_error<DistNetworkError>([&] { c.set("k", big); },
+                                             {"TCPStore: timed out sending", "not reading"});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
   ::close(listener);
 }
 
