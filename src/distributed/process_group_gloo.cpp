@@ -58,17 +58,19 @@ T* ptr_as(const Tensor& t) {
   return static_cast<T*>(t.data_ptr());
 }
 
-std::string socket_interface() {
-  const char* names = std::getenv("GLOO_SOCKET_IFNAME");
-  if (!names) return {};
-  const std::string list(names);
+// Python's GLOO_SOCKET_IFNAME: a comma-separated list of interface names (empty ones skipped).
+std::vector<std::string> socket_interfaces() {
+  std::vector<std::string> names;
+  const char* value = std::getenv("GLOO_SOCKET_IFNAME");
+  if (!value) return names;
+  const std::string list(value);
   size_t start = 0;
-  while (start <= list.size()) {  // the first non-empty name of the list
+  while (start <= list.size()) {
     const size_t end = std::min(list.find(',', start), list.size());
-    if (end > start) return list.substr(start, end - start);
+    if (end > start) names.push_back(list.substr(start, end - start));
     start = end + 1;
   }
-  return {};
+  return names;
 }
 
 class ProcessGroupGloo final : public ProcessGroup {
@@ -76,28 +78,37 @@ class ProcessGroupGloo final : public ProcessGroup {
   ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size, std::vector<int> global_ranks,
                    std::chrono::milliseconds timeout, const std::string& hostname)
       : ProcessGroup(rank, size, std::move(global_ranks)), timeout_(timeout) {
+    const std::vector<std::string> interfaces = socket_interfaces();
     try {
-      gloo::transport::tcp::attr attr;
-      attr.hostname = hostname;
-      // Python's GLOO_SOCKET_IFNAME: the peers connect to this interface's address (the first
-      // of a comma-separated list; Python spreads its traffic over all of them).
-      const std::string iface = socket_interface();
-      if (!iface.empty()) {
-        // Checked here: Gloo's own lookup of a missing interface throws past its getifaddrs()
-        // list (a leak), with a message that does not name the variable.
-        if (if_nametoindex(iface.c_str()) == 0)
+      // Checked here: Gloo's own lookup of a missing interface throws past its getifaddrs()
+      // list (a leak), with a message that does not name the variable.
+      for (const std::string& name : interfaces)
+        if (if_nametoindex(name.c_str()) == 0)
           throw DistBackendError(fmt::format(
               "ProcessGroupGloo: rank {} of {}: the GLOO_SOCKET_IFNAME interface '{}' does not "
               "exist on this machine",
-              rank, size, iface));
-        attr.iface = iface;
-        attr.hostname.clear();
+              rank, size, name));
+      // One Gloo context per GLOO_SOCKET_IFNAME interface (the peers connect to its address),
+      // as Python's group has one device each, and the collectives take them in turn by tag;
+      // without the variable, one context on `hostname`'s address.
+      const size_t count = std::max<size_t>(1, interfaces.size());
+      for (size_t i = 0; i < count; ++i) {
+        gloo::transport::tcp::attr attr;
+        attr.hostname = hostname;
+        if (!interfaces.empty()) {
+          attr.iface = interfaces[i];
+          attr.hostname.clear();
+        }
+        auto device = gloo::transport::tcp::CreateDevice(attr);
+        auto context = std::make_shared<gloo::rendezvous::Context>(rank, size);
+        context->setTimeout(timeout);
+        // Each context meets its peers under keys of its own.
+        GlooStore gloo_store(
+            count == 1 ? store
+                       : std::make_shared<PrefixStore>("interface" + std::to_string(i), store));
+        context->connectFullMesh(gloo_store, device);
+        contexts_.push_back(std::move(context));
       }
-      auto device = gloo::transport::tcp::CreateDevice(attr);
-      context_ = std::make_shared<gloo::rendezvous::Context>(rank, size);
-      context_->setTimeout(timeout);
-      GlooStore gloo_store(std::move(store));
-      context_->connectFullMesh(gloo_store, device);
     } catch (const DistStoreError& e) {
       throw DistStoreError(fmt::format(
           "ProcessGroupGloo: rank {} of {} gave up waiting for the other ranks to join: {}", rank,
@@ -105,10 +116,11 @@ class ProcessGroupGloo final : public ProcessGroup {
     } catch (const Error&) {
       throw;
     } catch (const std::exception& e) {
-      const std::string iface = socket_interface();
       throw DistBackendError(fmt::format(
           "ProcessGroupGloo: rank {} of {} could not connect to its peers ({}): {}", rank, size,
-          iface.empty() ? "address " + hostname : "GLOO_SOCKET_IFNAME interface '" + iface + "'",
+          interfaces.empty()
+              ? "address " + hostname
+              : fmt::format("GLOO_SOCKET_IFNAME interface(s) '{}'", fmt::join(interfaces, ",")),
           e.what()));
     }
     worker_ = std::thread([this] { run_worker(); });
@@ -144,7 +156,7 @@ class ProcessGroupGloo final : public ProcessGroup {
     Staged s(tensor);
     return enqueue(name, [this, s, root](uint32_t tag) {
       if (s.buffer.numel() > 0) {
-        gloo::BroadcastOptions opts(context_);
+        gloo::BroadcastOptions opts(context_for(tag));
         opts.setOutput(ptr_as<uint8_t>(s.buffer), bytes(s.buffer));
         opts.setRoot(root);
         opts.setTag(tag);
@@ -173,7 +185,7 @@ class ProcessGroupGloo final : public ProcessGroup {
       if (work_buffer.numel() > 0) {
         visit_width(element_size(work_buffer.scalar_type()), [&](auto carrier) {
           using T = decltype(carrier);
-          gloo::ReduceOptions opts(context_);
+          gloo::ReduceOptions opts(context_for(tag));
           opts.setOutput(ptr_as<T>(work_buffer), static_cast<size_t>(work_buffer.numel()));
           opts.setRoot(root);
           opts.setReduceFunction(reduce_function(work_buffer.scalar_type(), op));
@@ -232,7 +244,7 @@ class ProcessGroupGloo final : public ProcessGroup {
     Tensor flat = rank() == root ? empty_like_flat(input, size()) : Tensor();
     return enqueue(name, [this, in, flat, outputs, root](uint32_t tag) {
       if (in.buffer.numel() > 0) {
-        gloo::GatherOptions opts(context_);
+        gloo::GatherOptions opts(context_for(tag));
         opts.setInput(ptr_as<uint8_t>(in.buffer), bytes(in.buffer));
         if (rank() == root) opts.setOutput(ptr_as<uint8_t>(flat), bytes(flat));
         opts.setRoot(root);
@@ -264,7 +276,7 @@ class ProcessGroupGloo final : public ProcessGroup {
     }
     return enqueue(name, [this, out, staged_inputs, root](uint32_t tag) {
       if (out.buffer.numel() > 0) {
-        gloo::ScatterOptions opts(context_);
+        gloo::ScatterOptions opts(context_for(tag));
         if (rank() == root) {
           std::vector<uint8_t*> ptrs;
           for (const auto& t : staged_inputs) ptrs.push_back(ptr_as<uint8_t>(t));
@@ -321,7 +333,7 @@ class ProcessGroupGloo final : public ProcessGroup {
     Tensor out_flat = empty_like_flat(inputs[0], size());
     return enqueue(name, [this, in_flat, out_flat, outputs](uint32_t tag) {
       if (in_flat.numel() > 0) {
-        gloo::AlltoallOptions opts(context_);
+        gloo::AlltoallOptions opts(context_for(tag));
         opts.setInput(ptr_as<uint8_t>(in_flat), bytes(in_flat));
         opts.setOutput(ptr_as<uint8_t>(out_flat), bytes(out_flat));
         opts.setTag(tag);
@@ -335,7 +347,7 @@ class ProcessGroupGloo final : public ProcessGroup {
 
   WorkPtr barrier() override {
     return enqueue("barrier", [this](uint32_t tag) {
-      gloo::BarrierOptions opts(context_);
+      gloo::BarrierOptions opts(context_for(tag));
       opts.setTag(tag);
       opts.setTimeout(timeout_);
       gloo::barrier(opts);
@@ -357,10 +369,12 @@ class ProcessGroupGloo final : public ProcessGroup {
       NoGradGuard no_grad;
       buffer = tensor.contiguous();
     }
-    auto ub = context_->createUnboundBuffer(buffer.data_ptr(), bytes(buffer));
+    auto ub = context_for(static_cast<uint32_t>(tag))
+                  ->createUnboundBuffer(buffer.data_ptr(), bytes(buffer));
     if (buffer.numel() > 0) ub->send(dst, p2p_slot(tag));
-    return std::make_shared<P2PWork>(context_, std::move(ub), /*is_send=*/true, buffer.numel() > 0,
-                                     Staged(buffer), timeout_, error_context(name));
+    return std::make_shared<P2PWork>(context_for(static_cast<uint32_t>(tag)), std::move(ub),
+                                     /*is_send=*/true, buffer.numel() > 0, Staged(buffer), timeout_,
+                                     error_context(name));
   }
 
   WorkPtr recv(const Tensor& tensor, int src, int tag) override {
@@ -370,10 +384,12 @@ class ProcessGroupGloo final : public ProcessGroup {
     check_tag(name, tag);
     if (auto refused = refuse_if_broken(name)) return refused;
     Staged s(tensor);
-    auto ub = context_->createUnboundBuffer(s.buffer.data_ptr(), bytes(s.buffer));
+    auto ub = context_for(static_cast<uint32_t>(tag))
+                  ->createUnboundBuffer(s.buffer.data_ptr(), bytes(s.buffer));
     if (s.buffer.numel() > 0) ub->recv(src, p2p_slot(tag));
-    return std::make_shared<P2PWork>(context_, std::move(ub), /*is_send=*/false,
-                                     s.buffer.numel() > 0, s, timeout_, error_context(name));
+    return std::make_shared<P2PWork>(context_for(static_cast<uint32_t>(tag)), std::move(ub),
+                                     /*is_send=*/false, s.buffer.numel() > 0, s, timeout_,
+                                     error_context(name));
   }
 
  private:
@@ -471,7 +487,7 @@ class ProcessGroupGloo final : public ProcessGroup {
       // Gloo sizes its segments by the element width; our reduce functions read the dtype.
       visit_width(element_size(buffer.scalar_type()), [&](auto carrier) {
         using T = decltype(carrier);
-        gloo::AllreduceOptions opts(context_);
+        gloo::AllreduceOptions opts(context_for(tag));
         // Gloo's ring takes 2 (size - 1) dependent steps, its bcube log2(size): below a few
         // MiB the all-reduce is latency-bound (each step is a loopback round trip and two
         // thread wake-ups), and bcube measured 1.5-3x faster there (2 ranks on this 2-core VM:
@@ -499,7 +515,7 @@ class ProcessGroupGloo final : public ProcessGroup {
 
   void run_allgather(const Tensor& in, const Tensor& out, uint32_t tag) {
     if (in.numel() == 0) return;
-    gloo::AllgatherOptions opts(context_);
+    gloo::AllgatherOptions opts(context_for(tag));
     opts.setInput(ptr_as<uint8_t>(in), bytes(in));
     opts.setOutput(ptr_as<uint8_t>(out), bytes(out));
     opts.setTag(tag);
@@ -565,6 +581,12 @@ class ProcessGroupGloo final : public ProcessGroup {
     return work;
   }
 
+  // The context of the collective (or point-to-point transfer) with this tag: the ranks agree
+  // on tags, so they agree on the interface too.
+  const std::shared_ptr<gloo::rendezvous::Context>& context_for(uint32_t tag) const {
+    return contexts_[tag % contexts_.size()];
+  }
+
   std::exception_ptr unusable_error(const std::string& op) const {
     return std::make_exception_ptr(DistBackendError(fmt::format(
         "{}: the process group is unusable after an earlier failure ({}). Hint: destroy it "
@@ -573,7 +595,7 @@ class ProcessGroupGloo final : public ProcessGroup {
   }
 
   std::chrono::milliseconds timeout_;
-  std::shared_ptr<gloo::rendezvous::Context> context_;
+  std::vector<std::shared_ptr<gloo::rendezvous::Context>> contexts_;  // one per interface
   std::mutex mutex_;
   std::condition_variable queue_cv_;
   std::deque<Job> queue_;

@@ -2,6 +2,10 @@
 // against the reduction of the ranks' inputs computed locally.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <iostream>
+#include <string>
+
 #include "ember/distributed/distributed.h"
 #include "tests/distributed/dist_values.h"
 #include "tests/distributed/harness.h"
@@ -172,6 +176,48 @@ EMBER_DIST_WORKER(collectives) {
 
 TEST(DistCollectives, EveryOpAndDtypeOnTwoRanks) {
   dist_test::expect_ranks_ok(dist_test::run_ranks({"collectives", 2}));
+}
+
+// The sockets this process holds open (the store's and Gloo's).
+int open_sockets() {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code error;
+    const auto target = std::filesystem::read_symlink(entry.path(), error);
+    count += !error && target.string().rfind("socket:", 0) == 0;
+  }
+  return count;
+}
+
+EMBER_DIST_WORKER(socket_count) {
+  dist::init_process_group("gloo", "env://", -1, -1, std::chrono::seconds(60));
+  Tensor t = ember::ones({4});
+  dist::all_reduce(t);
+  std::cout << "open sockets: " << open_sockets() << std::endl;
+  dist::destroy_process_group();
+}
+
+// Rank 0's count of open sockets, from its output.
+int socket_count_with(const std::string& interfaces) {
+  dist_test::Launch launch{"socket_count", 2};
+  launch.env["GLOO_SOCKET_IFNAME"] = interfaces;
+  const auto exits = dist_test::run_ranks(launch);
+  dist_test::expect_ranks_ok(exits);
+  const std::string key = "open sockets: ";
+  const size_t at = exits[0].output.find(key);
+  return at == std::string::npos ? -1 : std::stoi(exits[0].output.substr(at + key.size()));
+}
+
+// Two GLOO_SOCKET_IFNAME interfaces (the loopback twice): a Gloo context on each, so more
+// connections than with one, and every op (the collectives and the tagged send/recv take the
+// contexts in turn) gives the results it gives with one.
+TEST(DistCollectives, EveryOpOverTwoSocketInterfaces) {
+  const int one = socket_count_with("lo"), two = socket_count_with("lo,lo");
+  EXPECT_GT(one, 0);
+  EXPECT_GT(two, one) << "a second interface opened no connections of its own";
+  dist_test::Launch launch{"collectives", 2};
+  launch.env["GLOO_SOCKET_IFNAME"] = "lo,lo";
+  dist_test::expect_ranks_ok(dist_test::run_ranks(launch));
 }
 
 TEST(DistCollectives, EveryOpAndDtypeOnThreeRanks) {

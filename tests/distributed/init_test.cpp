@@ -123,12 +123,17 @@ struct ScopedEnv {  // sets a variable for one test, unsets it however the test 
 };
 
 TEST(DistInit, GlooSocketInterfaceFromTheEnvironment) {
-  ScopedEnv ifname("GLOO_SOCKET_IFNAME", ",lo");  // the first non-empty name counts
+  ScopedEnv ifname("GLOO_SOCKET_IFNAME", ",lo");  // empty names are skipped
   dist::init_process_group("gloo", "tcp://127.0.0.1:0", 1, 0, std::chrono::seconds(30));
   Tensor t = ember::arange(3.0);
   dist::all_reduce(t);
   EXPECT_TRUE(ember::equal(t, ember::arange(3.0)));
   dist::destroy_process_group();
+  ifname.set("lo,no-such-if0");  // every name of the list is checked
+  ember_test::expect_error<dist::DistError>(
+      [] { dist::init_process_group("gloo", "tcp://127.0.0.1:0", 1, 0, std::chrono::seconds(30)); },
+      {"GLOO_SOCKET_IFNAME interface 'no-such-if0'"});
+  EXPECT_FALSE(dist::is_initialized());
   ifname.set("no-such-if0,lo");
   ember_test::expect_error<dist::DistError>(
       [] { dist::init_process_group("gloo", "tcp://127.0.0.1:0", 1, 0, std::chrono::seconds(30)); },
