@@ -245,7 +245,10 @@ void grad_block(const float* x, const float* dy, float* dw, float* db, const C1G
     // this function's time was a stall on that copy's loads).
     if (n + 1 < g.n) {
       const char* next = reinterpret_cast<const char*>(dy + ((n + 1) * g.oc + oc0) * plane);
-      const int64_t bytes = valid_channels * plane * static_cast<int64_t>(sizeof(float));
+      // At most 32 KiB (LeNet's block is 9 KiB): a large plane's block would only push this
+      // image's data out of L1.
+      const int64_t bytes = std::min<int64_t>(
+          valid_channels * plane * static_cast<int64_t>(sizeof(float)), int64_t{32} << 10);
       for (int64_t off = 0; off < bytes; off += 64) _mm_prefetch(next + off, _MM_HINT_T0);
     }
     const float* xn = x + n * g.h * g.w;
