@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <thread>
 #include <vector>
 
@@ -171,46 +172,70 @@ Socket connect_first(const std::vector<Address>& addresses, Clock::time_point de
   struct Attempt {
     Socket socket;
     int flags = 0;  // the file status flags before O_NONBLOCK, restored on success
+    size_t address = 0;
   };
+  struct Turn {
+    size_t address;
+    Clock::time_point not_before;
+  };
+  // The addresses waiting for a (new) attempt, in order: all of them at first, then each one
+  // whose attempt failed (refused: the server is not up yet), again after a backoff.
+  std::deque<Turn> turns;
+  for (size_t i = 0; i < addresses.size(); ++i) turns.push_back({i, Clock::time_point::min()});
   std::vector<Attempt> pending;
-  size_t next = 0;
-  auto next_start = Clock::now();
+  auto next_start = Clock::time_point::min();  // when the next turn may start beside pending ones
+  auto backoff = std::chrono::milliseconds(5);
   *error = "no address";
+  // A failed attempt hands its turn to the next address at once, and its address gets another
+  // turn after the backoff.
+  auto failed = [&](size_t address, int code) {
+    *error = std::strerror(code);
+    next_start = Clock::now();
+    turns.push_back({address, Clock::now() + backoff});
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(100));
+  };
   for (;;) {
-    // Start the next address when the previous ones have all failed or had their head start.
-    if (next < addresses.size() && (pending.empty() || Clock::now() >= next_start)) {
-      const Address& a = addresses[next++];
-      next_start = Clock::now() + kAddressHeadStart;
-      Attempt attempt{Socket(::socket(a.storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)), 0};
+    const auto now = Clock::now();
+    if (now < deadline && !turns.empty() && now >= turns.front().not_before &&
+        (pending.empty() || now >= next_start)) {
+      const size_t index = turns.front().address;
+      turns.pop_front();
+      const Address& a = addresses[index];
+      next_start = now + kAddressHeadStart;
+      Attempt attempt{Socket(::socket(a.storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)), 0,
+                      index};
       const int fd = attempt.socket.fd();
       attempt.flags = fd < 0 ? -1 : fcntl(fd, F_GETFL, 0);
       if (attempt.flags < 0 || fcntl(fd, F_SETFL, attempt.flags | O_NONBLOCK) < 0) {
-        *error = std::strerror(errno);
+        *error = std::strerror(errno);  // no socket of this family here: not retried
+        next_start = Clock::now();
         continue;
       }
       if (::connect(fd, reinterpret_cast<const sockaddr*>(&a.storage), a.length) == 0) {
         if (fcntl(fd, F_SETFL, attempt.flags) == 0) return std::move(attempt.socket);
-        *error = std::strerror(errno);
+        failed(index, errno);
       } else if (errno == EINPROGRESS || errno == EINTR) {
-        pending.push_back(std::move(attempt));  // polled below, after any further address due
+        pending.push_back(std::move(attempt));
       } else {
-        *error = std::strerror(errno);
+        failed(index, errno);
       }
       continue;
     }
-    if (pending.empty()) return Socket();  // every address refused at once
-    const auto now = Clock::now();
-    if (now >= deadline) {
-      *error = std::strerror(ETIMEDOUT);
-      return Socket();
-    }
-    const auto until = next < addresses.size() ? std::min(deadline, next_start) : deadline;
+    if (pending.empty() && turns.empty()) return Socket();  // nothing left to try
+    // Wait for an attempt to finish, or the next turn, or the deadline; an attempt that has
+    // connected by the deadline still counts (the poll comes before the deadline check).
+    auto until = deadline;
+    if (!turns.empty())
+      until =
+          std::min(until, std::max(turns.front().not_before, pending.empty() ? now : next_start));
     const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(until - now);
     std::vector<pollfd> fds;
     for (const Attempt& attempt : pending) fds.push_back({attempt.socket.fd(), POLLOUT, 0});
-    const int rc = ::poll(fds.data(), fds.size(),
-                          static_cast<int>(std::clamp<int64_t>(wait.count() + 1, 1, 1 << 30)));
-    if (rc < 0 && errno != EINTR) {
+    const int timeout_ms =
+        now >= deadline ? 0 : static_cast<int>(std::clamp<int64_t>(wait.count() + 1, 1, 1 << 30));
+    if (fds.empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(timeout_ms));
+    } else if (::poll(fds.data(), fds.size(), timeout_ms) < 0 && errno != EINTR) {
       *error = std::strerror(errno);
       return Socket();
     }
@@ -222,44 +247,47 @@ Socket connect_first(const std::vector<Address>& addresses, Clock::time_point de
       if (so_error == 0 && fcntl(fds[i].fd, F_SETFL, pending[i].flags) == 0)  // blocking again
         return std::move(pending[i].socket);
       if (so_error == 0) so_error = errno;
-      *error = std::strerror(so_error);
+      const size_t address = pending[i].address;
       pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
-      next_start = Clock::now();  // a refusal hands its turn to the next address at once
+      failed(address, so_error);
+    }
+    if (Clock::now() >= deadline) {
+      // Still waiting on an attempt: it timed out; else the last failure says why.
+      if (!pending.empty() || *error == std::string("no address"))
+        *error = std::strerror(ETIMEDOUT);
+      return Socket();
     }
   }
 }
 
 Socket connect_to(const std::string& host, uint16_t port, std::chrono::milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  std::string last_error;
-  auto backoff = std::chrono::milliseconds(5);
-  for (;;) {
-    AddrInfo ai;
-    resolve(host, port, ai, "TCPStore");
-    std::vector<Address> addresses;
-    for (addrinfo* a = ai.list; a; a = a->ai_next) {
-      Address address;
-      if (a->ai_addrlen > sizeof(address.storage)) continue;
-      std::memcpy(&address.storage, a->ai_addr, a->ai_addrlen);
-      address.length = a->ai_addrlen;
-      addresses.push_back(address);
-    }
-    Socket s = connect_first(addresses, deadline, &last_error);
-    if (s.valid()) {
-      set_no_delay(s.fd());
-      return s;
-    }
-    if (Clock::now() + backoff > deadline) break;
-    std::this_thread::sleep_for(backoff);
-    backoff = std::min(backoff * 2, std::chrono::milliseconds(100));
+  AddrInfo ai;
+  resolve(host, port, ai, "TCPStore");
+  std::vector<Address> addresses;
+  for (addrinfo* a = ai.list; a; a = a->ai_next) {
+    Address address;
+    if (a->ai_addrlen > sizeof(address.storage)) continue;
+    std::memcpy(&address.storage, a->ai_addr, a->ai_addrlen);
+    address.length = a->ai_addrlen;
+    addresses.push_back(address);
   }
-  throw DistNetworkError(fmt::format(
-      "TCPStore: could not connect to the master at {}:{} within {} ms (last error: {}). Hint: "
-      "is rank 0 running, with the same MASTER_ADDR and MASTER_PORT?",
-      host, port, timeout.count(), last_error));
+  std::string last_error;
+  Socket s = connect_first(addresses, Clock::now() + timeout, &last_error);
+  if (!s.valid())
+    throw DistNetworkError(fmt::format(
+        "TCPStore: could not connect to the master at {}:{} within {} ms (last error: {}). "
+        "Hint: is rank 0 running, with the same MASTER_ADDR and MASTER_PORT?",
+        host, port, timeout.count(), last_error));
+  set_no_delay(s.fd());
+  return s;
 }
 
-void send_all(int fd, const void* data, size_t n, Clock::time_point deadline, const char* what) {
+namespace {
+
+// Writes all n bytes, giving up at `deadline`; with a stall limit, each byte that moves pushes
+// the deadline to now + that limit.
+void send_until(int fd, const void* data, size_t n, Clock::time_point deadline,
+                std::chrono::milliseconds stall_limit, const char* what) {
   const char* p = static_cast<const char*>(data);
   while (n > 0) {
     // Never blocking in send(): a peer that stops reading (stalled, or stopped in a debugger)
@@ -268,6 +296,7 @@ void send_all(int fd, const void* data, size_t n, Clock::time_point deadline, co
     if (k >= 0) {
       p += k;
       n -= static_cast<size_t>(k);
+      if (k > 0 && stall_limit.count() > 0) deadline = Clock::now() + stall_limit;
       continue;
     }
     if (errno == EINTR) continue;
@@ -282,6 +311,17 @@ void send_all(int fd, const void* data, size_t n, Clock::time_point deadline, co
     if (rc < 0 && errno != EINTR)
       throw DistNetworkError(fmt::format("{}: poll failed: {}", what, std::strerror(errno)));
   }
+}
+
+}  // namespace
+
+void send_all(int fd, const void* data, size_t n, Clock::time_point deadline, const char* what) {
+  send_until(fd, data, n, deadline, std::chrono::milliseconds(0), what);
+}
+
+void send_all_unless_stalled(int fd, const void* data, size_t n,
+                             std::chrono::milliseconds stall_limit, const char* what) {
+  send_until(fd, data, n, Clock::now() + stall_limit, stall_limit, what);
 }
 
 bool recv_all(int fd, void* data, size_t n, Clock::time_point deadline, const char* what) {

@@ -58,19 +58,25 @@ struct Address {
 };
 /// How long each address has to answer alone before the next one is tried beside it.
 inline constexpr std::chrono::milliseconds kAddressHeadStart{250};
-/// Connects to whichever of `addresses` answers first before `deadline`, trying them in order
-/// and each beside the ones before it once they have had kAddressHeadStart (RFC 8305's
-/// staggered attempts): an address that drops the handshake (a stale DNS entry, a firewalled
-/// interface) then neither takes the whole timeout nor hides a later one that answers. An
-/// invalid Socket, with the last failure in *error, when none answered.
+/// Connects to whichever of `addresses` answers first before `deadline`, RFC 8305's staggered
+/// attempts: they start in order, each beside the ones before once those have had
+/// kAddressHeadStart (at once when they failed), and an address that refused (its server not up
+/// yet) gets another turn after a backoff (5 ms, doubling to 100 ms). An address that drops the
+/// handshake (a stale DNS entry, a firewalled interface) then neither takes the whole timeout
+/// nor hides a later one that answers. An invalid Socket, with the last failure in *error, when
+/// none answered by the deadline.
 EMBER_API Socket connect_first(const std::vector<Address>& addresses, Clock::time_point deadline,
                                std::string* error);
-/// Connects to host:port, retrying while the server is not up yet, until `timeout`.
+/// Connects to host:port (connect_first over its addresses) within `timeout`.
 Socket connect_to(const std::string& host, uint16_t port, std::chrono::milliseconds timeout);
 
 /// Writes all `n` bytes before `deadline` (DistNetworkError when the peer is gone, or has not
 /// read enough of them by then).
 void send_all(int fd, const void* data, size_t n, Clock::time_point deadline, const char* what);
+/// Writes all `n` bytes, however long that takes while they keep moving: DistNetworkError when
+/// none has moved for `stall_limit` (a peer that stopped reading), or the peer is gone.
+void send_all_unless_stalled(int fd, const void* data, size_t n,
+                             std::chrono::milliseconds stall_limit, const char* what);
 /// Reads exactly `n` bytes before `deadline`: false when the peer closed the connection before
 /// the first byte (a clean end), DistNetworkError on a timeout or a connection cut mid-message.
 bool recv_all(int fd, void* data, size_t n, Clock::time_point deadline, const char* what);

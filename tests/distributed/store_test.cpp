@@ -129,50 +129,106 @@ net::Address loopback_address(int port) {
   return a;
 }
 
-// A host's first address drops the handshake (its accept queue full), the second answers: the
-// connect reaches the second soon after the first's head start, not at the timeout.
-TEST(TCPStore, AnAddressThatDropsTheHandshakeDoesNotHoldUpTheNext) {
-  int black_port = 0, good_port = 0;
-  const int black = dist_test::listen_loopback(0, &black_port);
-  const int good = dist_test::listen_loopback(4, &good_port);
-  ASSERT_GE(black, 0);
-  ASSERT_GE(good, 0);
-  const net::Address black_address = loopback_address(black_port);
-  std::vector<int> fillers;
-  auto connect_to_black = [&] {
-    int f = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-    ::connect(f, reinterpret_cast<const sockaddr*>(&black_address.storage), black_address.length);
-    fillers.push_back(f);
-    return f;
-  };
-  for (int i = 0; i < 4; ++i) connect_to_black();
-  pollfd probe{connect_to_black(), POLLOUT, 0};
-  const bool dropped = ::poll(&probe, 1, 300) == 0;
-  if (dropped) {
-    std::string error;
-    const auto start = std::chrono::steady_clock::now();
-    net::Socket s = net::connect_first({black_address, loopback_address(good_port)},
-                                       std::chrono::steady_clock::now() + 20s, &error);
-    const auto took = std::chrono::steady_clock::now() - start;
-    ASSERT_TRUE(s.valid()) << error;
-    EXPECT_LT(took, 3s);
-    sockaddr_in peer{};
-    socklen_t len = sizeof(peer);
-    ASSERT_EQ(::getpeername(s.fd(), reinterpret_cast<sockaddr*>(&peer), &len), 0);
-    EXPECT_EQ(ntohs(peer.sin_port), good_port);
+// A loopback listener whose accept queue is full, so that the kernel drops further SYNs: an
+// address that drops the handshake. `dropping` says whether this kernel does drop them (it may
+// complete a connect into a full queue instead).
+struct BlackHole {
+  BlackHole() {
+    listener = dist_test::listen_loopback(0, &port);
+    if (listener < 0) return;
+    address = loopback_address(port);
+    for (int i = 0; i < 5; ++i) {
+      const int f = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+      if (f < 0) return;
+      fillers.push_back(f);
+      ::connect(f, reinterpret_cast<const sockaddr*>(&address.storage), address.length);
+    }
+    pollfd probe{fillers.back(), POLLOUT, 0};  // the last one, past the queue: left hanging?
+    dropping = ::poll(&probe, 1, 300) == 0;
   }
-  for (int f : fillers) ::close(f);
-  ::close(black);
+  ~BlackHole() {
+    for (int f : fillers) ::close(f);
+    if (listener >= 0) ::close(listener);
+  }
+  int listener = -1, port = 0;
+  net::Address address;
+  std::vector<int> fillers;
+  bool dropping = false;
+};
+
+// A host's first address drops the handshake, the second answers: the connect reaches the second
+// soon after the first's head start, not at the timeout.
+TEST(TCPStore, AnAddressThatDropsTheHandshakeDoesNotHoldUpTheNext) {
+  BlackHole black;
+  if (!black.dropping) GTEST_SKIP() << "this kernel completed a connect into a full accept queue";
+  int good_port = 0;
+  const int good = dist_test::listen_loopback(4, &good_port);
+  ASSERT_GE(good, 0);
+  std::string error;
+  const auto start = std::chrono::steady_clock::now();
+  net::Socket s = net::connect_first({black.address, loopback_address(good_port)},
+                                     std::chrono::steady_clock::now() + 20s, &error);
+  const auto took = std::chrono::steady_clock::now() - start;
+  sockaddr_in peer{};
+  socklen_t len = sizeof(peer);
+  const bool connected =
+      s.valid() && ::getpeername(s.fd(), reinterpret_cast<sockaddr*>(&peer), &len) == 0;
   ::close(good);
-  if (!dropped) GTEST_SKIP() << "this kernel completed a connect into a full accept queue";
+  ASSERT_TRUE(connected) << error;
+  EXPECT_LT(took, 3s);
+  EXPECT_EQ(ntohs(peer.sin_port), good_port);
+}
+
+// The same, with the second address's server starting only after the connect began (a worker
+// up before rank 0): the refused address is tried again while the first still hangs.
+TEST(TCPStore, ARefusedAddressIsTriedAgainBesideOneThatHangs) {
+  BlackHole black;
+  if (!black.dropping) GTEST_SKIP() << "this kernel completed a connect into a full accept queue";
+  const int late_port = dist_test::free_port();
+  int late = -1;
+  std::thread server([&] {
+    std::this_thread::sleep_for(600ms);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(late_port));
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+        ::listen(fd, 4) == 0)
+      late = fd;
+    else if (fd >= 0)
+      ::close(fd);
+  });
+  std::string error;
+  const auto start = std::chrono::steady_clock::now();
+  net::Socket s = net::connect_first({black.address, loopback_address(late_port)},
+                                     std::chrono::steady_clock::now() + 20s, &error);
+  const auto took = std::chrono::steady_clock::now() - start;
+  server.join();
+  if (late >= 0) ::close(late);
+  ASSERT_GE(late, 0) << "could not listen on the reserved port " << late_port;
+  ASSERT_TRUE(s.valid()) << error;
+  EXPECT_LT(took, 4s);
 }
 
 // A peer that takes the connection but never reads: once the socket buffers are full a
 // blocking send() would wait forever; the client gives up at its timeout.
 TEST(TCPStore, SendingToAPeerThatNeverReadsEndsAtTheTimeout) {
-  int port = 0;
-  const int listener = dist_test::listen_loopback(4, &port);  // connects complete, unread
+  // A listener that never accepts (connects complete into its queue, unread), with a small
+  // receive buffer that the queued connection inherits, so that however large this host lets
+  // socket buffers grow, the value below cannot fit in them.
+  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   ASSERT_GE(listener, 0);
+  const int small = 4096;
+  ::setsockopt(listener, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const int port = ntohs(addr.sin_port);
   TCPStore c("127.0.0.1", static_cast<uint16_t>(port), std::nullopt, false, 400ms);
   const std::vector<uint8_t> big(64u << 20, 7);  // far more than the socket buffers hold
   const auto start = std::chrono::steady_clock::now();
