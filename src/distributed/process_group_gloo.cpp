@@ -4,8 +4,6 @@
 // itself runs on the group's own thread, in the order of the calls, which is the order every
 // rank must issue them in (Gloo pairs messages by the tag each call takes from a counter).
 // Non-contiguous tensors go through a contiguous copy that is written back afterwards.
-#include <net/if.h>
-
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -27,15 +25,14 @@
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/store.h>
 #include <gloo/scatter.h>
-#include <gloo/transport/tcp/device.h>
 #include <gloo/transport/unbound_buffer.h>
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/distributed/process_group.h"
 #include "ember/ops/factory.h"
 #include "kernels/common/visit_width.h"
+#include "src/distributed/gloo_contexts.h"
 #include "src/distributed/gloo_p2p_work.h"
-#include "src/distributed/gloo_store.h"
 #include "src/distributed/reduce_functions.h"
 #include "src/distributed/staged.h"
 
@@ -58,71 +55,13 @@ T* ptr_as(const Tensor& t) {
   return static_cast<T*>(t.data_ptr());
 }
 
-// Python's GLOO_SOCKET_IFNAME: a comma-separated list of interface names (empty ones skipped).
-std::vector<std::string> socket_interfaces() {
-  std::vector<std::string> names;
-  const char* value = std::getenv("GLOO_SOCKET_IFNAME");
-  if (!value) return names;
-  const std::string list(value);
-  size_t start = 0;
-  while (start <= list.size()) {
-    const size_t end = std::min(list.find(',', start), list.size());
-    if (end > start) names.push_back(list.substr(start, end - start));
-    start = end + 1;
-  }
-  return names;
-}
-
 class ProcessGroupGloo final : public ProcessGroup {
  public:
   ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size, std::vector<int> global_ranks,
                    std::chrono::milliseconds timeout, const std::string& hostname)
-      : ProcessGroup(rank, size, std::move(global_ranks)), timeout_(timeout) {
-    const std::vector<std::string> interfaces = socket_interfaces();
-    try {
-      // Checked here: Gloo's own lookup of a missing interface throws past its getifaddrs()
-      // list (a leak), with a message that does not name the variable.
-      for (const std::string& name : interfaces)
-        if (if_nametoindex(name.c_str()) == 0)
-          throw DistBackendError(fmt::format(
-              "ProcessGroupGloo: rank {} of {}: the GLOO_SOCKET_IFNAME interface '{}' does not "
-              "exist on this machine",
-              rank, size, name));
-      // One Gloo context per GLOO_SOCKET_IFNAME interface (the peers connect to its address),
-      // as Python's group has one device each, and the collectives take them in turn by tag;
-      // without the variable, one context on `hostname`'s address.
-      const size_t count = std::max<size_t>(1, interfaces.size());
-      for (size_t i = 0; i < count; ++i) {
-        gloo::transport::tcp::attr attr;
-        attr.hostname = hostname;
-        if (!interfaces.empty()) {
-          attr.iface = interfaces[i];
-          attr.hostname.clear();
-        }
-        auto device = gloo::transport::tcp::CreateDevice(attr);
-        auto context = std::make_shared<gloo::rendezvous::Context>(rank, size);
-        context->setTimeout(timeout);
-        // Each context meets its peers under keys of its own.
-        GlooStore gloo_store(
-            count == 1 ? store
-                       : std::make_shared<PrefixStore>("interface" + std::to_string(i), store));
-        context->connectFullMesh(gloo_store, device);
-        contexts_.push_back(std::move(context));
-      }
-    } catch (const DistStoreError& e) {
-      throw DistStoreError(fmt::format(
-          "ProcessGroupGloo: rank {} of {} gave up waiting for the other ranks to join: {}", rank,
-          size, e.what()));
-    } catch (const Error&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw DistBackendError(fmt::format(
-          "ProcessGroupGloo: rank {} of {} could not connect to its peers ({}): {}", rank, size,
-          interfaces.empty()
-              ? "address " + hostname
-              : fmt::format("GLOO_SOCKET_IFNAME interface(s) '{}'", fmt::join(interfaces, ",")),
-          e.what()));
-    }
+      : ProcessGroup(rank, size, std::move(global_ranks)),
+        timeout_(timeout),
+        contexts_(connect_gloo_contexts(store, rank, size, timeout, hostname)) {
     worker_ = std::thread([this] { run_worker(); });
   }
 
@@ -369,10 +308,10 @@ class ProcessGroupGloo final : public ProcessGroup {
       NoGradGuard no_grad;
       buffer = tensor.contiguous();
     }
-    auto ub = context_for(static_cast<uint32_t>(tag))
-                  ->createUnboundBuffer(buffer.data_ptr(), bytes(buffer));
+    const auto& context = context_for(static_cast<uint32_t>(tag));
+    auto ub = context->createUnboundBuffer(buffer.data_ptr(), bytes(buffer));
     if (buffer.numel() > 0) ub->send(dst, p2p_slot(tag));
-    return std::make_shared<P2PWork>(context_for(static_cast<uint32_t>(tag)), std::move(ub),
+    return std::make_shared<P2PWork>(context, std::move(ub),
                                      /*is_send=*/true, buffer.numel() > 0, Staged(buffer), timeout_,
                                      error_context(name));
   }
@@ -384,10 +323,10 @@ class ProcessGroupGloo final : public ProcessGroup {
     check_tag(name, tag);
     if (auto refused = refuse_if_broken(name)) return refused;
     Staged s(tensor);
-    auto ub = context_for(static_cast<uint32_t>(tag))
-                  ->createUnboundBuffer(s.buffer.data_ptr(), bytes(s.buffer));
+    const auto& context = context_for(static_cast<uint32_t>(tag));
+    auto ub = context->createUnboundBuffer(s.buffer.data_ptr(), bytes(s.buffer));
     if (s.buffer.numel() > 0) ub->recv(src, p2p_slot(tag));
-    return std::make_shared<P2PWork>(context_for(static_cast<uint32_t>(tag)), std::move(ub),
+    return std::make_shared<P2PWork>(context, std::move(ub),
                                      /*is_send=*/false, s.buffer.numel() > 0, s, timeout_,
                                      error_context(name));
   }
@@ -530,8 +469,8 @@ class ProcessGroupGloo final : public ProcessGroup {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (stopping_) throw DistError(fmt::format("{}: the process group is being destroyed", op));
-      if (!broken_.empty()) {
-        work->finish_with_error(unusable_error(op));
+      if (auto error = refusal_locked(op)) {
+        work->finish_with_error(error);
         return work;
       }
       queue_.push_back(Job{op, next_tag_++, std::move(body), work});
@@ -543,15 +482,17 @@ class ProcessGroupGloo final : public ProcessGroup {
   void run_worker() {
     for (;;) {
       Job job;
+      std::exception_ptr refusal;
       {
         std::unique_lock<std::mutex> lock(mutex_);
         queue_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
         if (queue_.empty()) return;  // stopping, and every queued collective has run
         job = std::move(queue_.front());
         queue_.pop_front();
+        refusal = refusal_locked(job.op);
       }
-      if (!broken_.empty()) {
-        job.work->finish_with_error(unusable_error(job.op));
+      if (refusal) {  // queued behind the failure
+        job.work->finish_with_error(refusal);
         continue;
       }
       try {
@@ -575,10 +516,16 @@ class ProcessGroupGloo final : public ProcessGroup {
   // receive itself does not break the group: transfers pair up by tag, not by order.)
   WorkPtr refuse_if_broken(const std::string& op) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (broken_.empty()) return nullptr;
+    const std::exception_ptr error = refusal_locked(op);
+    if (!error) return nullptr;
     auto work = std::make_shared<Work>();
-    work->finish_with_error(unusable_error(op));
+    work->finish_with_error(error);
     return work;
+  }
+
+  // After a failure, the error every later call of `op` fails with; null before (mutex_ held).
+  std::exception_ptr refusal_locked(const std::string& op) const {
+    return broken_.empty() ? nullptr : unusable_error(op);
   }
 
   // The context of the collective (or point-to-point transfer) with this tag: the ranks agree
@@ -595,7 +542,7 @@ class ProcessGroupGloo final : public ProcessGroup {
   }
 
   std::chrono::milliseconds timeout_;
-  std::vector<std::shared_ptr<gloo::rendezvous::Context>> contexts_;  // one per interface
+  GlooContexts contexts_;  // one per interface; the collectives take them in turn by tag
   std::mutex mutex_;
   std::condition_variable queue_cv_;
   std::deque<Job> queue_;

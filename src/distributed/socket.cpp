@@ -70,10 +70,6 @@ uint16_t local_port(int fd) {
   return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
 }
 
-}  // namespace
-
-namespace {
-
 bool is_loopback_address(const sockaddr* a) {
   if (a->sa_family == AF_INET)
     return (ntohl(reinterpret_cast<const sockaddr_in*>(a)->sin_addr.s_addr) >> 24) == 127;
@@ -185,7 +181,7 @@ Socket connect_first(const std::vector<Address>& addresses, Clock::time_point de
   std::vector<Attempt> pending;
   auto next_start = Clock::time_point::min();  // when the next turn may start beside pending ones
   auto backoff = std::chrono::milliseconds(5);
-  *error = "no address";
+  error->clear();  // set by each failure; empty until one
   // A failed attempt hands its turn to the next address at once, and its address gets another
   // turn after the backoff.
   auto failed = [&](size_t address, int code) {
@@ -221,7 +217,10 @@ Socket connect_first(const std::vector<Address>& addresses, Clock::time_point de
       }
       continue;
     }
-    if (pending.empty() && turns.empty()) return Socket();  // nothing left to try
+    if (pending.empty() && turns.empty()) {  // nothing left to try
+      if (error->empty()) *error = "no address";
+      return Socket();
+    }
     // Wait for an attempt to finish, or the next turn, or the deadline; an attempt that has
     // connected by the deadline still counts (the poll comes before the deadline check).
     auto until = deadline;
@@ -253,8 +252,7 @@ Socket connect_first(const std::vector<Address>& addresses, Clock::time_point de
     }
     if (Clock::now() >= deadline) {
       // Still waiting on an attempt: it timed out; else the last failure says why.
-      if (!pending.empty() || *error == std::string("no address"))
-        *error = std::strerror(ETIMEDOUT);
+      if (!pending.empty() || error->empty()) *error = std::strerror(ETIMEDOUT);
       return Socket();
     }
   }
