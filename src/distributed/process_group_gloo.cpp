@@ -31,6 +31,7 @@
 #include "ember/distributed/process_group.h"
 #include "ember/ops/factory.h"
 #include "kernels/common/visit_width.h"
+#include "src/distributed/gloo_blocking_allreduce.h"
 #include "src/distributed/gloo_contexts.h"
 #include "src/distributed/gloo_p2p_work.h"
 #include "src/distributed/reduce_functions.h"
@@ -61,7 +62,8 @@ class ProcessGroupGloo final : public ProcessGroup {
                    std::chrono::milliseconds timeout, const std::string& hostname)
       : ProcessGroup(rank, size, std::move(global_ranks)),
         timeout_(timeout),
-        contexts_(connect_gloo_contexts(store, rank, size, timeout, hostname)) {
+        contexts_(connect_gloo_contexts(store, rank, size, timeout, hostname)),
+        blocking_(BlockingAllreduce::connect(store, *contexts_.front(), rank, size, timeout)) {
     worker_ = std::thread([this] { run_worker(); });
   }
 
@@ -422,7 +424,9 @@ class ProcessGroupGloo final : public ProcessGroup {
   // ---- the collectives (group thread) ----
 
   void run_allreduce(const Tensor& buffer, ReduceOp op, uint32_t tag) {
-    if (buffer.numel() > 0) {
+    if (buffer.numel() > 0 && blocking_ && BlockingAllreduce::accepts(buffer.scalar_type(), op)) {
+      blocking_->run(buffer, op);
+    } else if (buffer.numel() > 0) {
       // Gloo sizes its segments by the element width; our reduce functions read the dtype.
       visit_width(element_size(buffer.scalar_type()), [&](auto carrier) {
         using T = decltype(carrier);
@@ -543,6 +547,7 @@ class ProcessGroupGloo final : public ProcessGroup {
 
   std::chrono::milliseconds timeout_;
   GlooContexts contexts_;  // one per interface; the collectives take them in turn by tag
+  std::unique_ptr<BlockingAllreduce> blocking_;  // the all-reduce fast path, where it applies
   std::mutex mutex_;
   std::condition_variable queue_cv_;
   std::deque<Job> queue_;

@@ -20,6 +20,31 @@ ReduceFn make(Op op) {
   };
 }
 
+// One element of a reduction of standard (not reduced-precision, not bool) values.
+template <class T, ReduceOp Op>
+T combine(T x, T y) {
+  if constexpr (Op == ReduceOp::PRODUCT) {
+    return static_cast<T>(x * y);
+  } else if constexpr (Op == ReduceOp::MIN) {
+    if constexpr (std::is_floating_point_v<T>)  // NaN wins, as torch.minimum
+      return (std::isnan(x) || x < y) ? x : (std::isnan(y) ? y : std::min(x, y));
+    else
+      return std::min(x, y);
+  } else if constexpr (Op == ReduceOp::MAX) {
+    if constexpr (std::is_floating_point_v<T>)
+      return (std::isnan(x) || x > y) ? x : (std::isnan(y) ? y : std::max(x, y));
+    else
+      return std::max(x, y);
+  } else {  // SUM, and AVG (divided afterwards)
+    return static_cast<T>(x + y);
+  }
+}
+
+template <class T, ReduceOp Op>
+void reduce_in_place(T* x, const T* y, size_t n) {
+  for (size_t i = 0; i < n; ++i) x[i] = combine<T, Op>(x[i], y[i]);
+}
+
 template <class T>
 ReduceFn typed(ReduceOp op) {
   if constexpr (std::is_same_v<T, bool>) {
@@ -46,23 +71,13 @@ ReduceFn typed(ReduceOp op) {
   } else {
     switch (op) {
       case ReduceOp::PRODUCT:
-        return make<T>([](T x, T y) { return static_cast<T>(x * y); });
+        return make<T>([](T x, T y) { return combine<T, ReduceOp::PRODUCT>(x, y); });
       case ReduceOp::MIN:
-        if constexpr (std::is_floating_point_v<T>)  // NaN wins, as torch.minimum
-          return make<T>([](T x, T y) {
-            return (std::isnan(x) || x < y) ? x : (std::isnan(y) ? y : std::min(x, y));
-          });
-        else
-          return make<T>([](T x, T y) { return std::min(x, y); });
+        return make<T>([](T x, T y) { return combine<T, ReduceOp::MIN>(x, y); });
       case ReduceOp::MAX:
-        if constexpr (std::is_floating_point_v<T>)
-          return make<T>([](T x, T y) {
-            return (std::isnan(x) || x > y) ? x : (std::isnan(y) ? y : std::max(x, y));
-          });
-        else
-          return make<T>([](T x, T y) { return std::max(x, y); });
+        return make<T>([](T x, T y) { return combine<T, ReduceOp::MAX>(x, y); });
       default:
-        return make<T>([](T x, T y) { return static_cast<T>(x + y); });
+        return make<T>([](T x, T y) { return combine<T, ReduceOp::SUM>(x, y); });
     }
   }
 }
@@ -72,6 +87,27 @@ ReduceFn typed(ReduceOp op) {
 ReduceFn reduce_function(ScalarType dtype, ReduceOp op) {
   return visit_dtype(dtype, [&](auto tag) { return typed<typename decltype(tag)::type>(op); });
 }
+
+template <class T>
+InPlaceReduce<T> in_place_reduce(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::PRODUCT:
+      return &reduce_in_place<T, ReduceOp::PRODUCT>;
+    case ReduceOp::MIN:
+      return &reduce_in_place<T, ReduceOp::MIN>;
+    case ReduceOp::MAX:
+      return &reduce_in_place<T, ReduceOp::MAX>;
+    case ReduceOp::SUM:
+    case ReduceOp::AVG:
+      break;
+  }
+  return &reduce_in_place<T, ReduceOp::SUM>;
+}
+
+template InPlaceReduce<float> in_place_reduce<float>(ReduceOp);
+template InPlaceReduce<double> in_place_reduce<double>(ReduceOp);
+template InPlaceReduce<int32_t> in_place_reduce<int32_t>(ReduceOp);
+template InPlaceReduce<int64_t> in_place_reduce<int64_t>(ReduceOp);
 
 const char* reduce_op_name(ReduceOp op) {
   switch (op) {

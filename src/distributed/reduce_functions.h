@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 
 #include "ember/core/scalar_type.h"
@@ -16,6 +17,14 @@ namespace distributed {
 using ReduceFn = std::function<void(void*, const void*, const void*, size_t)>;
 
 ReduceFn reduce_function(ScalarType dtype, ReduceOp op);
+
+/// The same reductions as plain functions, x[i] = op(x[i], y[i]), the form Gloo's bound-buffer
+/// algorithms take (gloo_blocking_allreduce.cpp). Instantiated for float, double, int32_t and
+/// int64_t.
+template <class T>
+using InPlaceReduce = void (*)(T* x, const T* y, size_t n);
+template <class T>
+InPlaceReduce<T> in_place_reduce(ReduceOp op);
 
 }  // namespace distributed
 }  // namespace ember

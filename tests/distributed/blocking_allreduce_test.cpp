@@ -1,0 +1,113 @@
+// The Gloo group's blocking all-reduce (gloo_blocking_allreduce.h): float, double, int32 and
+// int64 all-reduces of power-of-two groups run on Gloo's sync-mode pairs, in pieces whose
+// messages fit a socket's send buffer. Each rank checks the results against the reduction
+// computed locally, and the process-wide counts say whether (and in how many pieces) the path
+// ran.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ember/distributed/distributed.h"
+#include "src/distributed/gloo_blocking_allreduce.h"
+#include "tests/distributed/dist_values.h"
+#include "tests/distributed/harness.h"
+
+namespace dist_blocking_test {
+
+namespace dist = ember::distributed;
+using dist::ReduceOp;
+using ember::Tensor;
+
+// The element counts each case reduces: a single element, one short of a 32-element piece,
+// and many pieces with a partial last one.
+const std::vector<int> kSizes = {1, 31, 1001};
+
+// Pieces of `n` elements of `element_size` bytes under a 64-byte message bound on 2 ranks:
+// a piece is twice the elements of one message.
+int64_t pieces_at_64_bytes(int64_t n, int64_t element_size) {
+  const int64_t piece = 64 / element_size * 2;
+  return (n + piece - 1) / piece;
+}
+
+EMBER_DIST_WORKER(blocking_allreduce) {
+  dist::init_process_group("gloo", "env://", -1, -1, std::chrono::seconds(60));
+  const int rank = dist::get_rank(), world = dist::get_world_size();
+  const std::string expect = std::getenv("EXPECT_BLOCKING");  // "pieces64" or "none"
+  const auto before = dist::blocking_allreduce_counts();
+  int64_t calls = 0, pieces = 0;
+  for (auto dt : {ember::kFloat, ember::kDouble, ember::kInt, ember::kLong}) {
+    std::vector<ReduceOp> ops = {ReduceOp::SUM, ReduceOp::PRODUCT, ReduceOp::MIN, ReduceOp::MAX};
+    if (ember::is_floating_point(dt)) ops.push_back(ReduceOp::AVG);
+    for (ReduceOp op : ops) {
+      for (int n : kSizes) {
+        std::vector<std::vector<double>> every;
+        for (int r = 0; r < world; ++r) every.push_back(dist_test::rank_values(r, dt, n));
+        Tensor t = dist_test::make_tensor(every[static_cast<size_t>(rank)], dt);
+        dist::all_reduce(t, op);
+        dist_test::check_values(t, dist_test::reduce_values(every, op, dt),
+                                fmt::format("all_reduce {} {} of {}", dist::reduce_op_name(op),
+                                            ember::to_string(dt), n));
+        ++calls;
+        pieces += pieces_at_64_bytes(n, ember::element_size(dt));
+      }
+    }
+  }
+  // NaN wins MIN and MAX, as on the other path (torch.minimum / maximum).
+  for (ReduceOp op : {ReduceOp::MIN, ReduceOp::MAX}) {
+    Tensor t = ember::full({40}, static_cast<double>(rank));
+    if (rank == 1) t.data_ptr<float>()[37] = std::numeric_limits<float>::quiet_NaN();
+    dist::all_reduce(t, op);
+    DIST_CHECK(std::isnan(t.data_ptr<float>()[37]), "{}: the NaN was lost",
+               dist::reduce_op_name(op));
+    DIST_CHECK(t.data_ptr<float>()[36] == (op == ReduceOp::MIN ? 0.f : world - 1.f),
+               "{}: element 36 is {}", dist::reduce_op_name(op), t.data_ptr<float>()[36]);
+    ++calls;
+    pieces += pieces_at_64_bytes(40, 4);
+  }
+  // Other dtypes keep Gloo's usual path.
+  Tensor bytes =
+      dist_test::make_tensor(dist_test::rank_values(rank, ember::kChar, 9), ember::kChar);
+  dist::all_reduce(bytes);
+
+  const auto after = dist::blocking_allreduce_counts();
+  const int64_t ran = static_cast<int64_t>(after.calls - before.calls);
+  const int64_t ran_pieces = static_cast<int64_t>(after.pieces - before.pieces);
+  if (expect == "pieces64") {
+    DIST_CHECK(ran == calls, "{} of {} all-reduces took the blocking path", ran, calls);
+    DIST_CHECK(ran_pieces == pieces, "{} pieces, expected {}", ran_pieces, pieces);
+  } else {
+    DIST_CHECK(ran == 0, "{} all-reduces took the blocking path, expected none", ran);
+  }
+  dist::destroy_process_group();
+}
+
+// Small pieces (64-byte messages), so a few elements already take many: every op, dtype and
+// size through the blocking path.
+TEST(DistBlockingAllreduce, EveryOpInPiecesOnTwoRanks) {
+  dist_test::Launch launch{"blocking_allreduce", 2};
+  launch.env["EMBER_GLOO_BLOCKING_MESSAGE_BYTES"] = "64";
+  launch.env["EXPECT_BLOCKING"] = "pieces64";
+  dist_test::expect_ranks_ok(dist_test::run_ranks(launch));
+}
+
+// Halving-doubling bounds its messages only on power-of-two groups.
+TEST(DistBlockingAllreduce, NotOnThreeRanks) {
+  dist_test::Launch launch{"blocking_allreduce", 3};
+  launch.env["EXPECT_BLOCKING"] = "none";
+  dist_test::expect_ranks_ok(dist_test::run_ranks(launch));
+}
+
+// The group agrees on the smallest limit: one rank turning the path off turns it off for all
+// (else the ranks' calls would not pair up).
+TEST(DistBlockingAllreduce, OffOnOneRankIsOffForTheGroup) {
+  dist_test::Launch launch{"blocking_allreduce", 2};
+  launch.env["EXPECT_BLOCKING"] = "none";
+  launch.rank_env[1]["EMBER_GLOO_BLOCKING_MESSAGE_BYTES"] = "0";
+  dist_test::expect_ranks_ok(dist_test::run_ranks(launch));
+}
+
+}  // namespace dist_blocking_test
