@@ -7,13 +7,16 @@
 // Pair::handleEvents only try-locks). On a 2-core machine the spinning thread takes the core
 // the peer or the lock holder needs: a 721 KiB all-reduce between 2 ranks took 0.5-0.6 ms at
 // the median and 4 ms at the 90th percentile (4 ms at the median with each rank pinned to a
-// core), against 0.26 / 0.36 ms in sync mode (raw Gloo, 2-core Zen 4 VM).
+// core), against 0.26 / 0.36 ms in sync mode (raw Gloo programs, 2-core Zen 4 VM).
 //
-// Safety of blocking writes: both ranks of a halving-doubling step send, then receive. A
-// blocking send can only deadlock if it does not fit the socket's empty send buffer, so every
-// message stays within the smallest net.core.wmem_max of the group (Gloo asks for a send
-// buffer as large as the message, the kernel grants up to twice wmem_max, and the factor 2
-// covers the kernel's per-packet bookkeeping); larger tensors are reduced in pieces.
+// Safety of blocking writes: both ranks of a halving-doubling step send, then receive, and a
+// rank writes data on a pair only after the peer's notification that it read the previous
+// message, so every data write starts on an empty socket. A blocking send can then only
+// deadlock if the message does not fit the socket: every message stays within the group's
+// smallest net.core.wmem_max (Gloo asks for a send buffer as large as the message; the kernel
+// grants up to twice wmem_max, the slack covering its per-packet bookkeeping) and, where it is
+// set, net.ipv4.tcp_notsent_lowat (the kernel holds a write while that much is unsent); larger
+// tensors are reduced in pieces.
 #pragma once
 
 #include <gloo/rendezvous/context.h>
@@ -22,39 +25,43 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "ember/core/macros.h"
 #include "ember/core/tensor.h"
 #include "ember/distributed/process_group.h"
 #include "ember/distributed/store.h"
+#include "src/distributed/gloo_contexts.h"
 
 namespace ember {
 namespace distributed {
 
+class SlottedContext;
+
 class BlockingAllreduce {
  public:
-  /// Connects the sync-mode context beside `async` (on its device) when the whole group can
-  /// use it, else null; collective: every rank of the group calls it at group creation and all
-  /// reach the same answer. EMBER_GLOO_BLOCKING_MESSAGE_BYTES overrides the message limit
+  /// Connects a sync-mode context beside each of `async` (on its device) when the whole group
+  /// can use them, else null; collective: every rank of the group calls it at group creation
+  /// and all reach the same answer. EMBER_GLOO_BLOCKING_MESSAGE_BYTES lowers the message limit
   /// (0 turns the path off); the group takes the smallest of its ranks' limits.
   static std::unique_ptr<BlockingAllreduce> connect(const std::shared_ptr<Store>& store,
-                                                    gloo::rendezvous::Context& async, int rank,
-                                                    int size, std::chrono::milliseconds timeout);
+                                                    const GlooContexts& async, int rank, int size,
+                                                    std::chrono::milliseconds timeout);
 
   /// Whether run() takes this all-reduce (dtype and op only: sizes are cut into pieces).
   static bool accepts(ScalarType dtype, ReduceOp op);
 
   /// Reduces the contiguous `buffer` in place across the group (AVG as SUM: the caller
-  /// divides). Throws what Gloo throws (a peer gone, a timeout).
-  void run(const Tensor& buffer, ReduceOp op);
+  /// divides), on the context and slots the collective's `tag` selects. Throws what Gloo
+  /// throws (a peer gone, a timeout, calls that do not pair up).
+  void run(const Tensor& buffer, ReduceOp op, uint32_t tag);
 
   size_t max_message_bytes() const { return max_message_bytes_; }
 
  private:
-  BlockingAllreduce(std::shared_ptr<gloo::rendezvous::Context> context, size_t max_message_bytes)
-      : context_(std::move(context)), max_message_bytes_(max_message_bytes) {}
+  explicit BlockingAllreduce(size_t max_message_bytes) : max_message_bytes_(max_message_bytes) {}
 
-  std::shared_ptr<gloo::rendezvous::Context> context_;
+  std::vector<std::shared_ptr<SlottedContext>> contexts_;
   size_t max_message_bytes_;
 };
 

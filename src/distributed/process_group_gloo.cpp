@@ -63,7 +63,7 @@ class ProcessGroupGloo final : public ProcessGroup {
       : ProcessGroup(rank, size, std::move(global_ranks)),
         timeout_(timeout),
         contexts_(connect_gloo_contexts(store, rank, size, timeout, hostname)),
-        blocking_(BlockingAllreduce::connect(store, *contexts_.front(), rank, size, timeout)) {
+        blocking_(BlockingAllreduce::connect(store, contexts_, rank, size, timeout)) {
     worker_ = std::thread([this] { run_worker(); });
   }
 
@@ -425,7 +425,7 @@ class ProcessGroupGloo final : public ProcessGroup {
 
   void run_allreduce(const Tensor& buffer, ReduceOp op, uint32_t tag) {
     if (buffer.numel() > 0 && blocking_ && BlockingAllreduce::accepts(buffer.scalar_type(), op)) {
-      blocking_->run(buffer, op);
+      blocking_->run(buffer, op, tag);
     } else if (buffer.numel() > 0) {
       // Gloo sizes its segments by the element width; our reduce functions read the dtype.
       visit_width(element_size(buffer.scalar_type()), [&](auto carrier) {

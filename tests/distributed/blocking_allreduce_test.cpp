@@ -36,7 +36,9 @@ int64_t pieces_at_64_bytes(int64_t n, int64_t element_size) {
 EMBER_DIST_WORKER(blocking_allreduce) {
   dist::init_process_group("gloo", "env://", -1, -1, std::chrono::seconds(60));
   const int rank = dist::get_rank(), world = dist::get_world_size();
-  const std::string expect = std::getenv("EXPECT_BLOCKING");  // "pieces64" or "none"
+  // "pieces64" (the path, 64-byte messages), "taken" (the path, default limit) or "none"
+  const char* expect_env = std::getenv("EXPECT_BLOCKING");
+  const std::string expect = expect_env ? expect_env : "";
   const auto before = dist::blocking_allreduce_counts();
   int64_t calls = 0, pieces = 0;
   for (auto dt : {ember::kFloat, ember::kDouble, ember::kInt, ember::kLong}) {
@@ -68,6 +70,17 @@ EMBER_DIST_WORKER(blocking_allreduce) {
     ++calls;
     pieces += pieces_at_64_bytes(40, 4);
   }
+  // At the default limit: a tensor larger than a piece (1 MiB messages at most: 2 MiB pieces).
+  if (expect != "pieces64") {
+    const int n = 1536 * 1024 + 3;
+    std::vector<std::vector<double>> every;
+    for (int r = 0; r < world; ++r) every.push_back(dist_test::rank_values(r, ember::kFloat, n));
+    Tensor t = dist_test::make_tensor(every[static_cast<size_t>(rank)], ember::kFloat);
+    dist::all_reduce(t, ReduceOp::SUM);
+    dist_test::check_values(t, dist_test::reduce_values(every, ReduceOp::SUM, ember::kFloat),
+                            "all_reduce of 6 MiB");
+    ++calls;
+  }
   // Other dtypes keep Gloo's usual path.
   Tensor bytes =
       dist_test::make_tensor(dist_test::rank_values(rank, ember::kChar, 9), ember::kChar);
@@ -79,6 +92,10 @@ EMBER_DIST_WORKER(blocking_allreduce) {
   if (expect == "pieces64") {
     DIST_CHECK(ran == calls, "{} of {} all-reduces took the blocking path", ran, calls);
     DIST_CHECK(ran_pieces == pieces, "{} pieces, expected {}", ran_pieces, pieces);
+  } else if (expect == "taken") {
+    DIST_CHECK(ran == calls, "{} of {} all-reduces took the blocking path", ran, calls);
+    DIST_CHECK(ran_pieces > ran, "{} pieces for {} all-reduces: the 6 MiB one was not cut",
+               ran_pieces, ran);
   } else {
     DIST_CHECK(ran == 0, "{} all-reduces took the blocking path, expected none", ran);
   }
@@ -91,6 +108,34 @@ TEST(DistBlockingAllreduce, EveryOpInPiecesOnTwoRanks) {
   dist_test::Launch launch{"blocking_allreduce", 2};
   launch.env["EMBER_GLOO_BLOCKING_MESSAGE_BYTES"] = "64";
   launch.env["EXPECT_BLOCKING"] = "pieces64";
+  dist_test::expect_ranks_ok(dist_test::run_ranks(launch));
+}
+
+// Four ranks: two exchange steps per phase, pieces rounded to a multiple of the group, tensors
+// smaller than the group.
+TEST(DistBlockingAllreduce, EveryOpInPiecesOnFourRanks) {
+  dist_test::Launch launch{"blocking_allreduce", 4};
+  launch.env["EMBER_GLOO_BLOCKING_MESSAGE_BYTES"] = "64";
+  launch.env["EXPECT_BLOCKING"] = "pieces64";
+  dist_test::expect_ranks_ok(dist_test::run_ranks(launch));
+}
+
+// The default limit (the smallest wmem_max and 1 MiB): a 6 MiB tensor goes in pieces.
+TEST(DistBlockingAllreduce, DefaultLimitOnTwoAndFourRanks) {
+  for (int world : {2, 4}) {
+    dist_test::Launch launch{"blocking_allreduce", world};
+    launch.env["EXPECT_BLOCKING"] = "taken";
+    dist_test::expect_ranks_ok(dist_test::run_ranks(launch));
+  }
+}
+
+// The group takes its smallest limit: rank 1 allows 128-byte messages, rank 0 only 64, and
+// both cut the pieces rank 0's way (else their calls would not pair up).
+TEST(DistBlockingAllreduce, TheGroupTakesTheSmallestLimit) {
+  dist_test::Launch launch{"blocking_allreduce", 2};
+  launch.env["EXPECT_BLOCKING"] = "pieces64";
+  launch.rank_env[0]["EMBER_GLOO_BLOCKING_MESSAGE_BYTES"] = "64";
+  launch.rank_env[1]["EMBER_GLOO_BLOCKING_MESSAGE_BYTES"] = "128";
   dist_test::expect_ranks_ok(dist_test::run_ranks(launch));
 }
 

@@ -108,6 +108,25 @@ EMBER_DIST_WORKER(peer_hangs_with_a_queue) {
   expect_dist_error_within([] { dist::barrier(); }, std::chrono::seconds(1));
 }
 
+// Calls that do not pair up: rank 0's first all-reduce is empty (nothing to send), rank 1's is
+// not. Each call meets its peer's under its own tag, so both ranks fail at once instead of
+// pairing rank 0's second call with rank 1's first and going on with the wrong sums.
+EMBER_DIST_WORKER(mismatched_all_reduce) {
+  dist::init_process_group("gloo", "env://", -1, -1, std::chrono::seconds(3));
+  dist::barrier();
+  const int rank = dist::get_rank();
+  expect_dist_error_within(
+      [rank] {
+        auto first = ember::ones({rank == 0 ? 0 : 16});
+        dist::all_reduce(first);
+        for (int i = 0; i < 2; ++i) {
+          auto next = ember::ones({16});
+          dist::all_reduce(next);
+        }
+      },
+      std::chrono::seconds(8));
+}
+
 EMBER_DIST_WORKER(init_expecting_failure) {
   expect_dist_error_within(
       [] { dist::init_process_group("gloo", "env://", -1, -1, std::chrono::seconds(2)); },
@@ -130,6 +149,12 @@ TEST(DistFaults, APeerThatHangsTimesTheCollectiveOut) {
   auto exits = dist_test::run_ranks({"peer_hangs", 2, std::chrono::seconds(30)});
   expect_failed_with(exits[0], 0, "all_reduce (Gloo, rank 0 of 2) failed");
   EXPECT_EQ(exits[1].code, 0) << exits[1].output;
+}
+
+TEST(DistFaults, CallsThatDoNotPairUpFailOnEveryRank) {
+  auto exits = dist_test::run_ranks({"mismatched_all_reduce", 2, std::chrono::seconds(30)});
+  expect_failed_with(exits[0], 0, "all_reduce (Gloo, rank 0 of 2) failed");
+  expect_failed_with(exits[1], 1, "all_reduce (Gloo, rank 1 of 2) failed");
 }
 
 TEST(DistFaults, AFailureMakesTheGroupFailFastAfterwards) {
