@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/common/visit.h"
 
@@ -20,11 +21,26 @@ ReduceFn make(Op op) {
   };
 }
 
+// Integer sums and products wrap (two's complement, as LibTorch's in practice) instead of
+// overflowing a signed type, which is undefined.
+// (Narrow types in unsigned int: their unsigned forms would promote to int and overflow there.)
+template <class T, bool = std::is_integral_v<T>>
+struct WrappingOf {
+  using type = T;
+};
+template <class T>
+struct WrappingOf<T, true> {
+  using type =
+      std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+};
+template <class T>
+using Wrapping = typename WrappingOf<T>::type;
+
 // One element of a reduction of standard (not reduced-precision, not bool) values.
 template <class T, ReduceOp Op>
 T combine(T x, T y) {
   if constexpr (Op == ReduceOp::PRODUCT) {
-    return static_cast<T>(x * y);
+    return static_cast<T>(static_cast<Wrapping<T>>(x) * static_cast<Wrapping<T>>(y));
   } else if constexpr (Op == ReduceOp::MIN) {
     if constexpr (std::is_floating_point_v<T>)  // NaN wins, as torch.minimum
       return (std::isnan(x) || x < y) ? x : (std::isnan(y) ? y : std::min(x, y));
@@ -36,12 +52,12 @@ T combine(T x, T y) {
     else
       return std::max(x, y);
   } else {  // SUM, and AVG (divided afterwards)
-    return static_cast<T>(x + y);
+    return static_cast<T>(static_cast<Wrapping<T>>(x) + static_cast<Wrapping<T>>(y));
   }
 }
 
 template <class T, ReduceOp Op>
-void reduce_in_place(T* x, const T* y, size_t n) {
+void reduce_in_place(T* __restrict x, const T* __restrict y, size_t n) {
   for (size_t i = 0; i < n; ++i) x[i] = combine<T, Op>(x[i], y[i]);
 }
 
