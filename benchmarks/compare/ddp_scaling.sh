@@ -18,8 +18,8 @@ bench=$build/benchmarks/compare/ember_bench_ddp
 
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
-echo "| model | bucket_cap_mb | buckets | 1 proc ms | DDP step ms | scaling | compute ms | comm ms | overlap |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| model | bucket_cap_mb | buckets | 1 proc ms | DDP step ms | scaling | compute ms | synced ms | comm ms | overlap | overlap vs synced |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for model in $models; do
   for mb in $buckets; do
     one=$(OMP_NUM_THREADS=1 "$bench" "$model" | grep '^RESULT')
@@ -28,6 +28,7 @@ for model in $models; do
     step=$(field median "$two")
     scaling=$(awk -v a="$base" -v b="$step" 'BEGIN { printf "%.2f", 2 * a / b }')
     echo "| $model | $mb | $(field buckets "$two") | $base | $step | ${scaling}x |" \
-      "$(field compute_ms "$two") | $(field comm_ms "$two") | $(field overlap "$two") |"
+      "$(field compute_ms "$two") | $(field synced_ms "$two") | $(field comm_ms "$two") |" \
+      "$(field overlap "$two") | $(field overlap_synced "$two") |"
   done
 done
