@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -102,57 +103,43 @@ EMBER_DIST_WORKER(blocking_allreduce) {
   dist::destroy_process_group();
 }
 
-// Small pieces (64-byte messages), so a few elements already take many: every op, dtype and
-// size through the blocking path.
-TEST(DistBlockingAllreduce, EveryOpInPiecesOnTwoRanks) {
-  dist_test::Launch launch{"blocking_allreduce", 2};
-  launch.env["EMBER_GLOO_BLOCKING_MESSAGE_BYTES"] = "64";
-  launch.env["EXPECT_BLOCKING"] = "pieces64";
+constexpr const char* kLimitVar = "EMBER_GLOO_BLOCKING_MESSAGE_BYTES";
+
+// Runs the worker on `world` ranks expecting `expect`, with the message limit set for every
+// rank (`all`, unless empty) and for some (`per_rank`).
+void expect_job(int world, const std::string& expect, const std::string& all = "",
+                const std::map<int, std::string>& per_rank = {}) {
+  dist_test::Launch launch{"blocking_allreduce", world};
+  launch.env["EXPECT_BLOCKING"] = expect;
+  if (!all.empty()) launch.env[kLimitVar] = all;
+  for (const auto& [rank, limit] : per_rank) launch.rank_env[rank][kLimitVar] = limit;
   dist_test::expect_ranks_ok(dist_test::run_ranks(launch));
 }
+
+// Small pieces (64-byte messages), so a few elements already take many: every op, dtype and
+// size through the blocking path.
+TEST(DistBlockingAllreduce, EveryOpInPiecesOnTwoRanks) { expect_job(2, "pieces64", "64"); }
 
 // Four ranks: two exchange steps per phase, pieces rounded to a multiple of the group, tensors
 // smaller than the group.
-TEST(DistBlockingAllreduce, EveryOpInPiecesOnFourRanks) {
-  dist_test::Launch launch{"blocking_allreduce", 4};
-  launch.env["EMBER_GLOO_BLOCKING_MESSAGE_BYTES"] = "64";
-  launch.env["EXPECT_BLOCKING"] = "pieces64";
-  dist_test::expect_ranks_ok(dist_test::run_ranks(launch));
-}
+TEST(DistBlockingAllreduce, EveryOpInPiecesOnFourRanks) { expect_job(4, "pieces64", "64"); }
 
 // The default limit (the smallest wmem_max and 1 MiB): a 6 MiB tensor goes in pieces.
 TEST(DistBlockingAllreduce, DefaultLimitOnTwoAndFourRanks) {
-  for (int world : {2, 4}) {
-    dist_test::Launch launch{"blocking_allreduce", world};
-    launch.env["EXPECT_BLOCKING"] = "taken";
-    dist_test::expect_ranks_ok(dist_test::run_ranks(launch));
-  }
+  expect_job(2, "taken");
+  expect_job(4, "taken");
 }
 
 // The group takes its smallest limit: rank 1 allows 128-byte messages, rank 0 only 64, and
 // both cut the pieces rank 0's way (else their calls would not pair up).
 TEST(DistBlockingAllreduce, TheGroupTakesTheSmallestLimit) {
-  dist_test::Launch launch{"blocking_allreduce", 2};
-  launch.env["EXPECT_BLOCKING"] = "pieces64";
-  launch.rank_env[0]["EMBER_GLOO_BLOCKING_MESSAGE_BYTES"] = "64";
-  launch.rank_env[1]["EMBER_GLOO_BLOCKING_MESSAGE_BYTES"] = "128";
-  dist_test::expect_ranks_ok(dist_test::run_ranks(launch));
+  expect_job(2, "pieces64", "", {{0, "64"}, {1, "128"}});
 }
 
 // Halving-doubling bounds its messages only on power-of-two groups.
-TEST(DistBlockingAllreduce, NotOnThreeRanks) {
-  dist_test::Launch launch{"blocking_allreduce", 3};
-  launch.env["EXPECT_BLOCKING"] = "none";
-  dist_test::expect_ranks_ok(dist_test::run_ranks(launch));
-}
+TEST(DistBlockingAllreduce, NotOnThreeRanks) { expect_job(3, "none"); }
 
-// The group agrees on the smallest limit: one rank turning the path off turns it off for all
-// (else the ranks' calls would not pair up).
-TEST(DistBlockingAllreduce, OffOnOneRankIsOffForTheGroup) {
-  dist_test::Launch launch{"blocking_allreduce", 2};
-  launch.env["EXPECT_BLOCKING"] = "none";
-  launch.rank_env[1]["EMBER_GLOO_BLOCKING_MESSAGE_BYTES"] = "0";
-  dist_test::expect_ranks_ok(dist_test::run_ranks(launch));
-}
+// One rank turning the path off turns it off for the group.
+TEST(DistBlockingAllreduce, OffOnOneRankIsOffForTheGroup) { expect_job(2, "none", "", {{1, "0"}}); }
 
 }  // namespace dist_blocking_test
