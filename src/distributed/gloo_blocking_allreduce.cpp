@@ -2,12 +2,15 @@
 
 #include <gloo/algorithm.h>
 #include <gloo/allreduce_halving_doubling.h>
+#include <gloo/common/logging.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,40 +35,55 @@ constexpr size_t kMinMessageBytes = 64;
 std::atomic<uint64_t> g_calls{0};
 std::atomic<uint64_t> g_pieces{0};
 
-// A number from /proc/sys (0 if unreadable).
-size_t sysctl_value(const char* path) {
+// What a rank publishes when its EMBER_GLOO_BLOCKING_MESSAGE_BYTES is not a byte count: every
+// rank then fails group creation naming it (rather than the others failing later, vaguely).
+constexpr const char* kBadSetting = "bad";
+
+// A number from /proc/sys, or `missing` if the file is absent or unreadable.
+size_t sysctl_value(const char* path, size_t missing) {
   std::ifstream in(path);
   unsigned long long value = 0;
-  return (in >> value) ? static_cast<size_t>(value) : 0;
+  return (in >> value) ? static_cast<size_t>(value) : missing;
 }
 
-// This rank's bound on one message (0: the path is off here), and the error that turned it off
-// (empty if none). A write into a socket goes on while the send buffer has room (up to twice
-// wmem_max) and, where tcp_notsent_lowat is set, while less than that is still unsent: a
-// message within both never blocks on an empty socket.
-std::pair<size_t, std::string> local_message_limit() {
-  size_t limit = std::min({sysctl_value("/proc/sys/net/core/wmem_max"),
-                           sysctl_value("/proc/sys/net/ipv4/tcp_notsent_lowat"), kMaxMessageBytes});
-  if (const char* value = std::getenv("EMBER_GLOO_BLOCKING_MESSAGE_BYTES")) {
-    char* end = nullptr;
-    const unsigned long long requested = std::strtoull(value, &end, 10);
-    if (end == value || *end != '\0')
-      return {0, fmt::format("EMBER_GLOO_BLOCKING_MESSAGE_BYTES must be a byte count (0 turns "
-                             "the blocking all-reduce off), got '{}'",
-                             value)};
-    limit = std::min(limit, static_cast<size_t>(requested));
+// A plain decimal byte count (no sign, no spaces), or false.
+bool parse_bytes(const std::string& text, size_t* out) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return false;
+  errno = 0;
+  const unsigned long long value = std::strtoull(text.c_str(), nullptr, 10);
+  if (errno == ERANGE) return false;
+  *out = static_cast<size_t>(value);
+  return true;
+}
+
+// This rank's bound on one message as it publishes it: a byte count (0: the path is off here),
+// or kBadSetting. A write into a socket goes on while the send buffer has room (up to twice
+// wmem_max) and, where tcp_notsent_lowat is set (kernels without it have no such hold), while
+// less than that is still unsent: a message within both never blocks on an empty socket. An
+// unknown wmem_max turns the path off.
+std::string local_message_limit() {
+  size_t limit = std::min({sysctl_value("/proc/sys/net/core/wmem_max", 0),
+                           sysctl_value("/proc/sys/net/ipv4/tcp_notsent_lowat", kMaxMessageBytes),
+                           kMaxMessageBytes});
+  if (const char* value = std::getenv(kBlockingMessageBytesVar)) {
+    size_t requested = 0;
+    if (!parse_bytes(value, &requested)) return kBadSetting;
+    limit = std::min(limit, requested);
   }
-  return {limit < kMinMessageBytes ? 0 : limit, ""};
+  return std::to_string(limit < kMinMessageBytes ? 0 : limit);
 }
 
-size_t parse_limit(const std::vector<uint8_t>& bytes) {
+size_t parse_limit(int rank, const std::vector<uint8_t>& bytes) {
   const std::string text(bytes.begin(), bytes.end());
-  char* end = nullptr;
-  const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0')
+  size_t value = 0;
+  if (text == kBadSetting)
+    throw ValueError(fmt::format(
+        "ProcessGroupGloo: rank {}'s {} is not a byte count (0 turns the blocking all-reduce off)",
+        rank, kBlockingMessageBytesVar));
+  if (!parse_bytes(text, &value))
     throw DistBackendError(fmt::format(
-        "ProcessGroupGloo: a rank published '{}' as its blocking all-reduce limit", text));
-  return static_cast<size_t>(value);
+        "ProcessGroupGloo: rank {} published '{}' as its blocking all-reduce limit", rank, text));
+  return value;
 }
 
 }  // namespace
@@ -112,18 +130,20 @@ std::unique_ptr<BlockingAllreduce> BlockingAllreduce::connect(const std::shared_
                                                               const GlooContexts& async, int rank,
                                                               int size,
                                                               std::chrono::milliseconds timeout) {
-  // Halving-doubling's message sizes are bounded as above only on power-of-two groups.
+  // Halving-doubling's message sizes are bounded as above only on power-of-two groups, and
+  // each call's slots need room for 256 pieces within Gloo's int (run_typed).
   if (size < 2 || (size & (size - 1)) != 0) return nullptr;
+  if (std::numeric_limits<int>::max() / (2 * int64_t{size} * (size - 1)) < 512) return nullptr;
   auto prefixed = std::make_shared<PrefixStore>("blocking_allreduce", store);
-  // Published before a bad setting throws, so the other ranks do not wait out the timeout.
-  const auto [local, error] = local_message_limit();
-  prefixed->set(fmt::format("limit_{}", rank), std::to_string(local));
-  if (!error.empty()) throw ValueError("ProcessGroupGloo: " + error);
+  prefixed->set(fmt::format("limit_{}", rank), local_message_limit());
   std::vector<std::string> keys;
   for (int r = 0; r < size; ++r) keys.push_back(fmt::format("limit_{}", r));
   prefixed->wait(keys, timeout);
   size_t limit = kMaxMessageBytes;
-  for (const auto& key : keys) limit = std::min(limit, parse_limit(prefixed->get(key)));
+  for (int r = 0; r < size; ++r) {
+    const size_t published = parse_limit(r, prefixed->get(keys[static_cast<size_t>(r)]));
+    limit = std::min(limit, published);
+  }
   if (limit == 0) return nullptr;
 
   std::unique_ptr<BlockingAllreduce> result(new BlockingAllreduce(limit));
@@ -160,18 +180,27 @@ void BlockingAllreduce::run(const Tensor& buffer, ReduceOp op, uint32_t tag) {
   const auto& shared = contexts_[tag % contexts_.size()];
   SlottedContext& context = *shared;
   const size_t limit = max_message_bytes_;
-  switch (buffer.scalar_type()) {
-    case kFloat:
-      return run_typed(context, shared, buffer.data_ptr<float>(), n, op, tag, limit);
-    case kDouble:
-      return run_typed(context, shared, buffer.data_ptr<double>(), n, op, tag, limit);
-    case kInt:
-      return run_typed(context, shared, buffer.data_ptr<int32_t>(), n, op, tag, limit);
-    case kLong:
-      return run_typed(context, shared, buffer.data_ptr<int64_t>(), n, op, tag, limit);
-    default:
-      throw TypeError(
-          fmt::format("BlockingAllreduce: unexpected dtype {}", to_string(buffer.scalar_type())));
+  try {
+    switch (buffer.scalar_type()) {
+      case kFloat:
+        return run_typed(context, shared, buffer.data_ptr<float>(), n, op, tag, limit);
+      case kDouble:
+        return run_typed(context, shared, buffer.data_ptr<double>(), n, op, tag, limit);
+      case kInt:
+        return run_typed(context, shared, buffer.data_ptr<int32_t>(), n, op, tag, limit);
+      case kLong:
+        return run_typed(context, shared, buffer.data_ptr<int64_t>(), n, op, tag, limit);
+      default:
+        throw TypeError(
+            fmt::format("BlockingAllreduce: unexpected dtype {}", to_string(buffer.scalar_type())));
+    }
+  } catch (const gloo::EnforceNotMet& e) {
+    // In sync mode Gloo reads the next message whatever it is for; one for a slot no piece of
+    // this call registered means the ranks' calls differ (Gloo's own words say nothing of it).
+    throw std::runtime_error(fmt::format(
+        "{} (a message for another call arrived: the ranks' collectives do not pair up, e.g. "
+        "different sizes or a call one rank skipped)",
+        e.what()));
   }
 }
 

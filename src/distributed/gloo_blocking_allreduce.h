@@ -38,12 +38,16 @@ namespace distributed {
 
 class SlottedContext;
 
+/// The variable that lowers the blocking all-reduce's message limit (0 turns it off).
+constexpr const char* kBlockingMessageBytesVar = "EMBER_GLOO_BLOCKING_MESSAGE_BYTES";
+
 class BlockingAllreduce {
  public:
   /// Connects a sync-mode context beside each of `async` (on its device) when the whole group
   /// can use them, else null; collective: every rank of the group calls it at group creation
   /// and all reach the same answer. EMBER_GLOO_BLOCKING_MESSAGE_BYTES lowers the message limit
-  /// (0 turns the path off); the group takes the smallest of its ranks' limits.
+  /// (0 turns the path off); the group takes the smallest of its ranks' limits. ValueError on
+  /// every rank when one rank's setting is not a byte count.
   static std::unique_ptr<BlockingAllreduce> connect(const std::shared_ptr<Store>& store,
                                                     const GlooContexts& async, int rank, int size,
                                                     std::chrono::milliseconds timeout);

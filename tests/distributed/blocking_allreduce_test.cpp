@@ -5,8 +5,10 @@
 // ran.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <string>
@@ -27,19 +29,22 @@ using ember::Tensor;
 // and many pieces with a partial last one.
 const std::vector<int> kSizes = {1, 31, 1001};
 
-// Pieces of `n` elements of `element_size` bytes under a 64-byte message bound on 2 ranks:
-// a piece is twice the elements of one message.
-int64_t pieces_at_64_bytes(int64_t n, int64_t element_size) {
-  const int64_t piece = 64 / element_size * 2;
+// Pieces of `n` elements of `element_size` bytes under a message bound of `limit` bytes on
+// `world` ranks: a piece is twice the elements of one message, rounded down to a multiple of
+// the group.
+int64_t pieces_at(int64_t limit, int64_t world, int64_t n, int64_t element_size) {
+  const int64_t piece = std::max(world, limit / element_size * 2 / world * world);
   return (n + piece - 1) / piece;
 }
 
 EMBER_DIST_WORKER(blocking_allreduce) {
   dist::init_process_group("gloo", "env://", -1, -1, std::chrono::seconds(60));
   const int rank = dist::get_rank(), world = dist::get_world_size();
-  // "pieces64" (the path, 64-byte messages), "taken" (the path, default limit) or "none"
+  // "pieces:L" (the path, L-byte messages), "taken" (the path, default limit) or "none"
   const char* expect_env = std::getenv("EXPECT_BLOCKING");
   const std::string expect = expect_env ? expect_env : "";
+  const bool counted = expect.rfind("pieces:", 0) == 0;
+  const int64_t limit = counted ? std::stoll(expect.substr(7)) : 0;
   const auto before = dist::blocking_allreduce_counts();
   int64_t calls = 0, pieces = 0;
   for (auto dt : {ember::kFloat, ember::kDouble, ember::kInt, ember::kLong}) {
@@ -55,7 +60,7 @@ EMBER_DIST_WORKER(blocking_allreduce) {
                                 fmt::format("all_reduce {} {} of {}", dist::reduce_op_name(op),
                                             ember::to_string(dt), n));
         ++calls;
-        pieces += pieces_at_64_bytes(n, ember::element_size(dt));
+        pieces += pieces_at(limit, world, n, ember::element_size(dt));
       }
     }
   }
@@ -69,17 +74,20 @@ EMBER_DIST_WORKER(blocking_allreduce) {
     DIST_CHECK(t.data_ptr<float>()[36] == (op == ReduceOp::MIN ? 0.f : world - 1.f),
                "{}: element 36 is {}", dist::reduce_op_name(op), t.data_ptr<float>()[36]);
     ++calls;
-    pieces += pieces_at_64_bytes(40, 4);
+    pieces += pieces_at(limit, world, 40, 4);
   }
   // At the default limit: a tensor larger than a piece (1 MiB messages at most: 2 MiB pieces).
-  if (expect != "pieces64") {
+  if (!counted) {
+    // Values i + rank (exact in float): an element moved by any distance shows.
     const int n = 1536 * 1024 + 3;
-    std::vector<std::vector<double>> every;
-    for (int r = 0; r < world; ++r) every.push_back(dist_test::rank_values(r, ember::kFloat, n));
-    Tensor t = dist_test::make_tensor(every[static_cast<size_t>(rank)], ember::kFloat);
+    std::vector<double> mine(static_cast<size_t>(n)), want(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      mine[static_cast<size_t>(i)] = i + rank;
+      want[static_cast<size_t>(i)] = double(world) * i + world * (world - 1) / 2;
+    }
+    Tensor t = dist_test::make_tensor(mine, ember::kFloat);
     dist::all_reduce(t, ReduceOp::SUM);
-    dist_test::check_values(t, dist_test::reduce_values(every, ReduceOp::SUM, ember::kFloat),
-                            "all_reduce of 6 MiB");
+    dist_test::check_values(t, want, "all_reduce of 6 MiB");
     ++calls;
   }
   // Other dtypes keep Gloo's usual path.
@@ -90,7 +98,7 @@ EMBER_DIST_WORKER(blocking_allreduce) {
   const auto after = dist::blocking_allreduce_counts();
   const int64_t ran = static_cast<int64_t>(after.calls - before.calls);
   const int64_t ran_pieces = static_cast<int64_t>(after.pieces - before.pieces);
-  if (expect == "pieces64") {
+  if (counted) {
     DIST_CHECK(ran == calls, "{} of {} all-reduces took the blocking path", ran, calls);
     DIST_CHECK(ran_pieces == pieces, "{} pieces, expected {}", ran_pieces, pieces);
   } else if (expect == "taken") {
@@ -118,11 +126,11 @@ void expect_job(int world, const std::string& expect, const std::string& all = "
 
 // Small pieces (64-byte messages), so a few elements already take many: every op, dtype and
 // size through the blocking path.
-TEST(DistBlockingAllreduce, EveryOpInPiecesOnTwoRanks) { expect_job(2, "pieces64", "64"); }
+TEST(DistBlockingAllreduce, EveryOpInPiecesOnTwoRanks) { expect_job(2, "pieces:64", "64"); }
 
-// Four ranks: two exchange steps per phase, pieces rounded to a multiple of the group, tensors
-// smaller than the group.
-TEST(DistBlockingAllreduce, EveryOpInPiecesOnFourRanks) { expect_job(4, "pieces64", "64"); }
+// Four ranks: two exchange steps per phase, pieces rounded down to a multiple of the group (72
+// bytes: 18 doubles -> 16), tensors smaller than the group.
+TEST(DistBlockingAllreduce, EveryOpInPiecesOnFourRanks) { expect_job(4, "pieces:72", "72"); }
 
 // The default limit (the smallest wmem_max and 1 MiB): a 6 MiB tensor goes in pieces.
 TEST(DistBlockingAllreduce, DefaultLimitOnTwoAndFourRanks) {
@@ -133,7 +141,7 @@ TEST(DistBlockingAllreduce, DefaultLimitOnTwoAndFourRanks) {
 // The group takes its smallest limit: rank 1 allows 128-byte messages, rank 0 only 64, and
 // both cut the pieces rank 0's way (else their calls would not pair up).
 TEST(DistBlockingAllreduce, TheGroupTakesTheSmallestLimit) {
-  expect_job(2, "pieces64", "", {{0, "64"}, {1, "128"}});
+  expect_job(2, "pieces:64", "", {{0, "64"}, {1, "128"}});
 }
 
 // Halving-doubling bounds its messages only on power-of-two groups.
@@ -141,5 +149,31 @@ TEST(DistBlockingAllreduce, NotOnThreeRanks) { expect_job(3, "none"); }
 
 // One rank turning the path off turns it off for the group.
 TEST(DistBlockingAllreduce, OffOnOneRankIsOffForTheGroup) { expect_job(2, "none", "", {{1, "0"}}); }
+
+// A setting that is not a byte count on one rank: every rank fails to create the group, naming
+// it (not the others later, at their first collective).
+EMBER_DIST_WORKER(bad_limit_setting) {
+  try {
+    dist::init_process_group("gloo", "env://", -1, -1, std::chrono::seconds(20));
+  } catch (const ember::Error& e) {
+    std::cout << "init failed: " << e.what() << std::endl;
+    std::_Exit(3);
+  }
+  throw std::runtime_error("init_process_group succeeded with a bad setting on rank 1");
+}
+
+TEST(DistBlockingAllreduce, ABadSettingOnOneRankFailsEveryRank) {
+  dist_test::Launch launch{"bad_limit_setting", 2};
+  launch.rank_env[1][kLimitVar] = "-1";
+  const auto exits = dist_test::run_ranks(launch);
+  for (int r = 0; r < 2; ++r) {
+    const auto& exit = exits[static_cast<size_t>(r)];
+    EXPECT_EQ(exit.code, 3) << "rank " << r << ":\n" << exit.output;
+    EXPECT_NE(exit.output.find("rank 1's EMBER_GLOO_BLOCKING_MESSAGE_BYTES is not a byte count"),
+              std::string::npos)
+        << "rank " << r << ":\n"
+        << exit.output;
+  }
+}
 
 }  // namespace dist_blocking_test

@@ -112,7 +112,8 @@ EMBER_DIST_WORKER(peer_hangs_with_a_queue) {
 // not. Each call meets its peer's under its own tag, so both ranks fail at once instead of
 // pairing rank 0's second call with rank 1's first and going on with the wrong sums.
 EMBER_DIST_WORKER(mismatched_all_reduce) {
-  dist::init_process_group("gloo", "env://", -1, -1, std::chrono::seconds(3));
+  // A long timeout and a short limit: failing by timing out would not pass.
+  dist::init_process_group("gloo", "env://", -1, -1, std::chrono::seconds(30));
   dist::barrier();
   const int rank = dist::get_rank();
   expect_dist_error_within(
@@ -124,7 +125,7 @@ EMBER_DIST_WORKER(mismatched_all_reduce) {
           dist::all_reduce(next);
         }
       },
-      std::chrono::seconds(8));
+      std::chrono::seconds(5));
 }
 
 EMBER_DIST_WORKER(init_expecting_failure) {
@@ -155,6 +156,11 @@ TEST(DistFaults, CallsThatDoNotPairUpFailOnEveryRank) {
   auto exits = dist_test::run_ranks({"mismatched_all_reduce", 2, std::chrono::seconds(30)});
   expect_failed_with(exits[0], 0, "all_reduce (Gloo, rank 0 of 2) failed");
   expect_failed_with(exits[1], 1, "all_reduce (Gloo, rank 1 of 2) failed");
+  // At least the rank that read the other's message says what went wrong.
+  EXPECT_TRUE(exits[0].output.find("do not pair up") != std::string::npos ||
+              exits[1].output.find("do not pair up") != std::string::npos)
+      << exits[0].output << "\n"
+      << exits[1].output;
 }
 
 TEST(DistFaults, AFailureMakesTheGroupFailFastAfterwards) {
