@@ -12,7 +12,8 @@
 //            counting the wait for the slower rank as exposed communication
 //   overlap_synced  1 - (step - synced) / comm: the same with that wait taken out
 // Every rank runs the same fixed number of steps (collectives must pair up), 5 repetitions,
-// median. Usage: ember_bench_ddp <mlp|lenet> [bucket_cap_mb (25)] [steps (mlp 300, lenet 40)]
+// median. Usage: ember_bench_ddp <mlp|mlp_bn|lenet> [bucket_cap_mb (25)] [steps (mlp 300,
+// lenet 40)]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -37,6 +38,10 @@ nn::Sequential make_model(const std::string& name) {
                           nn::Conv2d(nn::Conv2dOptions(32, 64, 5)), nn::ReLU(),
                           nn::MaxPool2d(nn::MaxPool2dOptions(2)), nn::Flatten(),
                           nn::Linear(1024, 128), nn::ReLU(), nn::Linear(128, 10));
+  if (name == "mlp_bn")  // the MLP with batch norm: buffers DDP broadcasts before each forward
+    return nn::Sequential(nn::Linear(784, 512), nn::BatchNorm1d(512), nn::ReLU(),
+                          nn::Linear(512, 256), nn::BatchNorm1d(256), nn::ReLU(),
+                          nn::Linear(256, 10));
   return nn::Sequential(nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 256), nn::ReLU(),
                         nn::Linear(256, 10));
 }
@@ -65,7 +70,7 @@ double time_ms(int steps, bool distributed, F&& step) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s <mlp|lenet> [bucket_cap_mb] [steps]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s <mlp|mlp_bn|lenet> [bucket_cap_mb] [steps]\n", argv[0]);
     return 2;
   }
   const std::string model_name = argv[1];

@@ -7,6 +7,7 @@
 #include "ember/distributed/distributed.h"
 #include "ember/nn/parallel/distributed.h"
 #include "ember/ops/factory.h"
+#include "src/distributed/broadcast_coalesced.h"
 #include "src/distributed/ddp_reducer.h"
 
 namespace ember {
@@ -121,11 +122,10 @@ DistributedDataParallelImpl::DistributedDataParallelImpl(AnyModule module,
   verify_same_parameters(*group_, named, group_->tensor_device());
   // Rank 0's parameters and buffers to every rank.
   {
-    NoGradGuard no_grad;
-    std::vector<distributed::WorkPtr> works;
-    for (const auto& item : named) works.push_back(group_->broadcast(item.value(), 0));
-    for (const auto& b : module_.ptr()->buffers()) works.push_back(group_->broadcast(b, 0));
-    for (auto& w : works) w->wait();
+    std::vector<Tensor> state;
+    for (const auto& item : named) state.push_back(item.value());
+    for (const auto& b : module_.ptr()->buffers()) state.push_back(b);
+    distributed::broadcast_coalesced(*group_, state, 0);
   }
   std::vector<Tensor> params;
   std::vector<std::string> names;
@@ -144,12 +144,8 @@ DistributedDataParallelImpl::~DistributedDataParallelImpl() = default;
 void DistributedDataParallelImpl::pre_forward() {
   reducer_->prepare_for_forward();
   if (GradMode::is_enabled() && reducer_->sync()) reducer_->maybe_rebuild_buckets();
-  if (options_.broadcast_buffers() && require_forward_param_sync_ && group_->size() > 1) {
-    NoGradGuard no_grad;
-    std::vector<distributed::WorkPtr> works;
-    for (const auto& b : module_.ptr()->buffers()) works.push_back(group_->broadcast(b, 0));
-    for (auto& w : works) w->wait();
-  }
+  if (options_.broadcast_buffers() && require_forward_param_sync_ && group_->size() > 1)
+    distributed::broadcast_coalesced(*group_, module_.ptr()->buffers(), 0);
 }
 
 void DistributedDataParallelImpl::post_forward(const std::vector<Tensor>& outputs) {
