@@ -34,26 +34,40 @@ void broadcast_coalesced(ProcessGroup& group, const std::vector<Tensor>& tensors
     bucket.bytes += bytes;
   }
 
-  std::vector<Tensor> flats;
-  std::vector<WorkPtr> works;
-  for (const Bucket& bucket : buckets) {
-    std::vector<Tensor> pieces;
-    for (const Tensor& t : bucket.members) pieces.push_back(t.reshape({-1}));
-    // A lone tensor travels as itself (the group stages a non-contiguous one).
-    Tensor flat = pieces.size() == 1 ? bucket.members.front() : cat(pieces);
-    works.push_back(group.broadcast(flat, root));
-    flats.push_back(std::move(flat));
-  }
-  for (size_t i = 0; i < buckets.size(); ++i) {
-    works[i]->wait();
-    const auto& members = buckets[i].members;
-    if (members.size() == 1 || group.rank() == root) continue;
+  // At most two buckets in flight (as PyTorch's): the flat copies never hold more than two
+  // buckets' worth, whatever the model's size. Every rank, the root too, writes the values
+  // back the same way, so the tensors' version counters move alike on all of them.
+  struct InFlight {
+    const Bucket* bucket;
+    Tensor flat;
+    WorkPtr work;
+  };
+  std::vector<InFlight> in_flight;
+  const auto finish_oldest = [&] {
+    InFlight done = std::move(in_flight.front());
+    in_flight.erase(in_flight.begin());
+    done.work->wait();
+    if (done.bucket->members.size() == 1) return;  // broadcast in place
     int64_t offset = 0;
-    for (const Tensor& t : members) {
-      t.copy_(flats[i].narrow(0, offset, t.numel()).view(t.sizes()));
+    for (const Tensor& t : done.bucket->members) {
+      t.copy_(done.flat.narrow(0, offset, t.numel()).view(t.sizes()));
       offset += t.numel();
     }
+  };
+  for (const Bucket& bucket : buckets) {
+    if (in_flight.size() == 2) finish_oldest();
+    Tensor flat;
+    if (bucket.members.size() == 1) {
+      flat = bucket.members.front();  // a lone tensor travels as itself (staged if strided)
+    } else {
+      std::vector<Tensor> pieces;
+      for (const Tensor& t : bucket.members) pieces.push_back(t.reshape({-1}));
+      flat = cat(pieces);
+    }
+    WorkPtr work = group.broadcast(flat, root);
+    in_flight.push_back({&bucket, std::move(flat), std::move(work)});
   }
+  while (!in_flight.empty()) finish_oldest();
 }
 
 }  // namespace distributed

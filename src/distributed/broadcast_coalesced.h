@@ -18,9 +18,10 @@ constexpr size_t kBroadcastBucketBytes = size_t{250} << 20;
 
 /// Broadcasts `tensors` from group rank `root`, in place on the other ranks: consecutive
 /// tensors of one dtype and device are flattened into buckets of up to `bucket_bytes` (a larger
-/// tensor goes alone), one broadcast each, copied back afterwards. Collective: every rank passes
-/// tensors of the same dtypes, devices and sizes in the same order. Exported for
-/// tests/distributed/ddp_test.cpp.
+/// tensor goes alone), one broadcast each, at most two in flight, copied back afterwards on
+/// every rank (a lone tensor is broadcast in place). Collective: every rank passes tensors of
+/// the same dtypes, devices and sizes in the same order. Exported for
+/// tests/distributed/broadcast_coalesced_test.cpp.
 EMBER_API void broadcast_coalesced(ProcessGroup& group, const std::vector<Tensor>& tensors,
                                    int root, size_t bucket_bytes = kBroadcastBucketBytes);
 
