@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "ember/autograd/grad_mode.h"
-#include "ember/ops/shape.h"
+#include "ember/nn/utils/convert_parameters.h"
 
 namespace ember {
 namespace distributed {
@@ -48,22 +48,13 @@ void broadcast_coalesced(ProcessGroup& group, const std::vector<Tensor>& tensors
     in_flight.erase(in_flight.begin());
     done.work->wait();
     if (done.bucket->members.size() == 1) return;  // broadcast in place
-    int64_t offset = 0;
-    for (const Tensor& t : done.bucket->members) {
-      t.copy_(done.flat.narrow(0, offset, t.numel()).view(t.sizes()));
-      offset += t.numel();
-    }
+    nn::utils::vector_to_parameters(done.flat, done.bucket->members);
   };
   for (const Bucket& bucket : buckets) {
     if (in_flight.size() == 2) finish_oldest();
-    Tensor flat;
-    if (bucket.members.size() == 1) {
-      flat = bucket.members.front();  // a lone tensor travels as itself (staged if strided)
-    } else {
-      std::vector<Tensor> pieces;
-      for (const Tensor& t : bucket.members) pieces.push_back(t.reshape({-1}));
-      flat = cat(pieces);
-    }
+    // A lone tensor travels as itself (staged if strided).
+    Tensor flat = bucket.members.size() == 1 ? bucket.members.front()
+                                             : nn::utils::parameters_to_vector(bucket.members);
     WorkPtr work = group.broadcast(flat, root);
     in_flight.push_back({&bucket, std::move(flat), std::move(work)});
   }

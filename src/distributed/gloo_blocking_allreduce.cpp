@@ -12,6 +12,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -101,13 +102,31 @@ class SlottedContext final : public gloo::rendezvous::Context {
 
 namespace {
 
+// Calls f with a null pointer of the C++ type of `dtype` when the path takes that dtype (the
+// one list both accepts() and run() read); false otherwise.
+template <class F>
+bool visit_blocking_dtype(ScalarType dtype, F&& f) {
+  switch (dtype) {
+    case kFloat:
+      return f(static_cast<float*>(nullptr)), true;
+    case kDouble:
+      return f(static_cast<double*>(nullptr)), true;
+    case kInt:
+      return f(static_cast<int32_t*>(nullptr)), true;
+    case kLong:
+      return f(static_cast<int64_t*>(nullptr)), true;
+    default:
+      return false;
+  }
+}
+
 template <class T>
-void run_typed(SlottedContext& context, const std::shared_ptr<gloo::Context>& shared, T* data,
-               int64_t numel, ReduceOp op, uint32_t tag, size_t max_message_bytes) {
+void run_typed(const std::shared_ptr<SlottedContext>& context, T* data, int64_t numel, ReduceOp op,
+               uint32_t tag, size_t max_message_bytes) {
   const gloo::ReductionFunction<T> fn(gloo::CUSTOM, in_place_reduce<T>(op));
   // Halving-doubling's largest message is half the piece (a power-of-two group, pieces a
   // multiple of its size).
-  const int64_t world = context.size;
+  const int64_t world = context->size;
   int64_t piece = static_cast<int64_t>(max_message_bytes / sizeof(T)) * 2;
   piece = std::max(world, piece / world * world);
   // Halving-doubling takes 2 W (W - 1) slots; the (tag, piece) pairs wrap within Gloo's int.
@@ -117,8 +136,8 @@ void run_typed(SlottedContext& context, const std::shared_ptr<gloo::Context>& sh
   for (int64_t offset = 0; offset < numel; offset += piece, ++index) {
     const int count = static_cast<int>(std::min(piece, numel - offset));
     const int64_t key = (static_cast<int64_t>(tag) << 8) + (index & 0xff);
-    context.set_next_slot(static_cast<int>(key % span * stride));
-    gloo::AllreduceHalvingDoubling<T> algorithm(shared, {data + offset}, count, &fn);
+    context->set_next_slot(static_cast<int>(key % span * stride));
+    gloo::AllreduceHalvingDoubling<T> algorithm(context, {data + offset}, count, &fn);
     algorithm.run();
     g_pieces.fetch_add(1, std::memory_order_relaxed);
   }
@@ -169,31 +188,21 @@ std::unique_ptr<BlockingAllreduce> BlockingAllreduce::connect(const std::shared_
   return result;
 }
 
-bool BlockingAllreduce::accepts(ScalarType dtype, ReduceOp op) {
-  (void)op;  // every ReduceOp: AVG reduces as SUM
-  return dtype == kFloat || dtype == kDouble || dtype == kInt || dtype == kLong;
+bool BlockingAllreduce::accepts(ScalarType dtype) {
+  return visit_blocking_dtype(dtype, [](auto*) {});
 }
 
 void BlockingAllreduce::run(const Tensor& buffer, ReduceOp op, uint32_t tag) {
   g_calls.fetch_add(1, std::memory_order_relaxed);
-  const int64_t n = buffer.numel();
-  const auto& shared = contexts_[tag % contexts_.size()];
-  SlottedContext& context = *shared;
-  const size_t limit = max_message_bytes_;
+  const auto& context = contexts_[tag % contexts_.size()];
   try {
-    switch (buffer.scalar_type()) {
-      case kFloat:
-        return run_typed(context, shared, buffer.data_ptr<float>(), n, op, tag, limit);
-      case kDouble:
-        return run_typed(context, shared, buffer.data_ptr<double>(), n, op, tag, limit);
-      case kInt:
-        return run_typed(context, shared, buffer.data_ptr<int32_t>(), n, op, tag, limit);
-      case kLong:
-        return run_typed(context, shared, buffer.data_ptr<int64_t>(), n, op, tag, limit);
-      default:
-        throw TypeError(
-            fmt::format("BlockingAllreduce: unexpected dtype {}", to_string(buffer.scalar_type())));
-    }
+    const bool ran = visit_blocking_dtype(buffer.scalar_type(), [&](auto* type) {
+      using T = std::remove_pointer_t<decltype(type)>;
+      run_typed(context, buffer.data_ptr<T>(), buffer.numel(), op, tag, max_message_bytes_);
+    });
+    if (!ran)
+      throw TypeError(fmt::format("BlockingAllreduce: {} is not one of its dtypes",
+                                  to_string(buffer.scalar_type())));
   } catch (const gloo::EnforceNotMet& e) {
     // In sync mode Gloo reads the next message whatever it is for; one for a slot no piece of
     // this call registered means the ranks' calls differ (Gloo's own words say nothing of it).

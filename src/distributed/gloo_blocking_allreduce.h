@@ -52,15 +52,14 @@ class BlockingAllreduce {
                                                     const GlooContexts& async, int rank, int size,
                                                     std::chrono::milliseconds timeout);
 
-  /// Whether run() takes this all-reduce (dtype and op only: sizes are cut into pieces).
-  static bool accepts(ScalarType dtype, ReduceOp op);
+  /// Whether run() takes an all-reduce of this dtype (any op, AVG as SUM; any size: sizes are
+  /// cut into pieces).
+  static bool accepts(ScalarType dtype);
 
   /// Reduces the contiguous `buffer` in place across the group (AVG as SUM: the caller
   /// divides), on the context and slots the collective's `tag` selects. Throws what Gloo
   /// throws (a peer gone, a timeout, calls that do not pair up).
   void run(const Tensor& buffer, ReduceOp op, uint32_t tag);
-
-  size_t max_message_bytes() const { return max_message_bytes_; }
 
  private:
   explicit BlockingAllreduce(size_t max_message_bytes) : max_message_bytes_(max_message_bytes) {}

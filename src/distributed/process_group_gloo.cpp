@@ -424,7 +424,7 @@ class ProcessGroupGloo final : public ProcessGroup {
   // ---- the collectives (group thread) ----
 
   void run_allreduce(const Tensor& buffer, ReduceOp op, uint32_t tag) {
-    if (buffer.numel() > 0 && blocking_ && BlockingAllreduce::accepts(buffer.scalar_type(), op)) {
+    if (buffer.numel() > 0 && blocking_ && BlockingAllreduce::accepts(buffer.scalar_type())) {
       blocking_->run(buffer, op, tag);
     } else if (buffer.numel() > 0) {
       // Gloo sizes its segments by the element width; our reduce functions read the dtype.
