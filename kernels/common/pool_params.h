@@ -43,6 +43,11 @@ struct PoolParams {
   void* input = nullptr;
   void* output = nullptr;
   int64_t* indices = nullptr;
+  /// max_pool_2x2 and its backward (2x2 windows at stride 2 over dense NCHW planes of twice the
+  /// output's height and width): each window's winning tap as one byte, 0 top-left, 1 top-right,
+  /// 2 bottom-left, 3 bottom-right, laid out as the (dense) output. What a training step keeps
+  /// for the backward when nobody asked for the indices: 1 byte per output instead of 8.
+  uint8_t* offsets = nullptr;
 };
 
 /// Moves values between a pooled operand `small` (values and int64 indices, both with small's

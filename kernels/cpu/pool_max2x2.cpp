@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "ember/core/half.h"
 #include "kernels/cpu/pool_geometry.h"
+#include "src/core/check.h"
 #include "src/core/parallel.h"
 
 #if defined(__AVX512F__)
@@ -54,11 +57,13 @@ inline __m512 later_wins(__m512 a, __m512 b, __mmask16* took) {
   return _mm512_mask_blend_ps(*took, a, b);
 }
 
-void forward_row(const float* top, float* y, int64_t* idx, int64_t ow, int64_t base) {
+// One output row: values, and either int64 indices (idx), window offsets (off) or neither.
+void forward_row(const float* top, float* y, int64_t* idx, uint8_t* off, int64_t ow, int64_t base) {
   const int64_t in_w = 2 * ow;
   const float* bottom = top + in_w;
   const __m512i one = _mm512_set1_epi32(1), row = _mm512_set1_epi32(static_cast<int32_t>(in_w));
   const __m512i row1 = _mm512_set1_epi32(static_cast<int32_t>(in_w + 1));
+  const __m512i two = _mm512_set1_epi32(2), three = _mm512_set1_epi32(3);
   const __m512i base64 = _mm512_set1_epi64(base);
   for (int64_t j = 0; j < ow; j += 16) {
     const StepMasks m(std::min<int64_t>(16, ow - j));
@@ -75,6 +80,13 @@ void forward_row(const float* top, float* y, int64_t* idx, int64_t ow, int64_t b
                                  _mm512_permutex2var_ps(b0, kOdd, b1), &bottom_odd);
     const __m512 v = later_wins(tv, bv, &bottom_wins);
     _mm512_mask_storeu_ps(y + j, m.out, v);
+    if (off) {  // the winner's tap: 0, 1 (top row), 2, 3 (bottom row)
+      const __m512i top_tap = _mm512_maskz_mov_epi32(top_odd, one);
+      const __m512i bottom_tap = _mm512_mask_blend_epi32(bottom_odd, two, three);
+      _mm512_mask_cvtepi32_storeu_epi8(off + j, m.out,
+                                       _mm512_mask_blend_epi32(bottom_wins, top_tap, bottom_tap));
+      continue;
+    }
     if (!idx) continue;  // no indices wanted (inference)
     // Offset of the winner from the window's origin: 0, 1, in_w or in_w + 1.
     const __m512i top_off = _mm512_maskz_mov_epi32(top_odd, one);
@@ -89,6 +101,18 @@ void forward_row(const float* top, float* y, int64_t* idx, int64_t ow, int64_t b
     _mm512_mask_storeu_epi64(idx + j, static_cast<__mmask8>(m.out), lo);
     _mm512_mask_storeu_epi64(idx + j + 8, static_cast<__mmask8>(m.out >> 8), hi);
   }
+}
+
+// One 16-wide step of a 2x2 backward: g to the tap each mask names (at0, at1: the top row's even
+// and odd columns; at_row, at_row1: the bottom row's), zeros to the other three.
+inline void write_windows(__m512 g, __mmask16 at0, __mmask16 at1, __mmask16 at_row,
+                          __mmask16 at_row1, float* top, float* bottom, const StepMasks& m) {
+  const __m512 te = _mm512_maskz_mov_ps(at0, g), to = _mm512_maskz_mov_ps(at1, g);
+  const __m512 be = _mm512_maskz_mov_ps(at_row, g), bo = _mm512_maskz_mov_ps(at_row1, g);
+  _mm512_mask_storeu_ps(top, m.in_lo, _mm512_permutex2var_ps(te, kInterleaveLo, to));
+  _mm512_mask_storeu_ps(top + 16, m.in_hi, _mm512_permutex2var_ps(te, kInterleaveHi, to));
+  _mm512_mask_storeu_ps(bottom, m.in_lo, _mm512_permutex2var_ps(be, kInterleaveLo, bo));
+  _mm512_mask_storeu_ps(bottom + 16, m.in_hi, _mm512_permutex2var_ps(be, kInterleaveHi, bo));
 }
 
 // Returns false at the first index outside its window.
@@ -117,23 +141,33 @@ bool backward_row(const float* gy, const int64_t* idx, float* top, int64_t ow, i
     const __mmask16 at_row = _mm512_cmpeq_epi32_mask(off, row);
     const __mmask16 at_row1 = _mm512_cmpeq_epi32_mask(off, row1);
     if (((at0 | at1 | at_row | at_row1) & m.out) != m.out) return false;
-    const __m512 te = _mm512_maskz_mov_ps(at0, g), to = _mm512_maskz_mov_ps(at1, g);
-    const __m512 be = _mm512_maskz_mov_ps(at_row, g), bo = _mm512_maskz_mov_ps(at_row1, g);
-    _mm512_mask_storeu_ps(top + 2 * j, m.in_lo, _mm512_permutex2var_ps(te, kInterleaveLo, to));
-    _mm512_mask_storeu_ps(top + 2 * j + 16, m.in_hi, _mm512_permutex2var_ps(te, kInterleaveHi, to));
-    _mm512_mask_storeu_ps(bottom + 2 * j, m.in_lo, _mm512_permutex2var_ps(be, kInterleaveLo, bo));
-    _mm512_mask_storeu_ps(bottom + 2 * j + 16, m.in_hi,
-                          _mm512_permutex2var_ps(be, kInterleaveHi, bo));
+    write_windows(g, at0, at1, at_row, at_row1, top + 2 * j, bottom + 2 * j, m);
   }
   return true;
 }
 
+// The same from window offsets (always inside their window: nothing to check).
+void backward_row_offsets(const float* gy, const uint8_t* off, float* top, int64_t ow) {
+  float* bottom = top + 2 * ow;
+  const __m512i one = _mm512_set1_epi32(1), two = _mm512_set1_epi32(2);
+  const __m512i three = _mm512_set1_epi32(3);
+  for (int64_t j = 0; j < ow; j += 16) {
+    const StepMasks m(std::min<int64_t>(16, ow - j));
+    const __m512 g = _mm512_maskz_loadu_ps(m.out, gy + j);
+    const __m512i o = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m.out, off + j));
+    write_windows(g, _mm512_testn_epi32_mask(o, o), _mm512_cmpeq_epi32_mask(o, one),
+                  _mm512_cmpeq_epi32_mask(o, two), _mm512_cmpeq_epi32_mask(o, three), top + 2 * j,
+                  bottom + 2 * j, m);
+  }
+}
+
 // Output rows [0, rows) of the flat run, `oh` per plane, `ow` wide.
-bool avx512_forward(const float* x, float* y, int64_t* idx, int64_t rows, int64_t oh, int64_t ow) {
+bool avx512_forward(const float* x, float* y, int64_t* idx, uint8_t* off, int64_t rows, int64_t oh,
+                    int64_t ow) {
   parallel_for(0, rows, pool_grain(4 * ow), [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r)
-      forward_row(x + r * 4 * ow, y + r * ow, idx ? idx + r * ow : nullptr, ow,
-                  2 * (r % oh) * 2 * ow);
+      forward_row(x + r * 4 * ow, y + r * ow, idx ? idx + r * ow : nullptr,
+                  off ? off + r * ow : nullptr, ow, 2 * (r % oh) * 2 * ow);
   });
   return true;
 }
@@ -150,11 +184,25 @@ bool avx512_backward(const float* gy, const int64_t* idx, float* gx, int64_t row
   return ok.load();
 }
 
+bool avx512_backward_offsets(const float* gy, const uint8_t* off, float* gx, int64_t rows,
+                             int64_t ow) {
+  parallel_for(0, rows, pool_grain(4 * ow), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r)
+      backward_row_offsets(gy + r * ow, off + r * ow, gx + r * 4 * ow, ow);
+  });
+  return true;
+}
+
 #else
 
 // Without AVX-512 the portable loops below do everything.
-bool avx512_forward(const float*, float*, int64_t*, int64_t, int64_t, int64_t) { return false; }
+bool avx512_forward(const float*, float*, int64_t*, uint8_t*, int64_t, int64_t, int64_t) {
+  return false;
+}
 bool avx512_backward(const float*, const int64_t*, float*, int64_t, int64_t, int64_t) {
+  return false;
+}
+bool avx512_backward_offsets(const float*, const uint8_t*, float*, int64_t, int64_t) {
   return false;
 }
 
@@ -176,11 +224,22 @@ void max_of_pairs(Acc* __restrict__ val, int32_t* __restrict__ which, const T* _
 
 // Pass 2: one output row from the pair maxima of its top and bottom input rows; the top wins ties,
 // so the result is PyTorch's scan over (0,0), (0,1), (1,0), (1,1). `index` is the flat plane index
-// of the row's first window.
+// of the row's first window. Writes indices (idx), window offsets (off) or neither.
 template <class T, class Acc>
-void max_of_rows(T* __restrict__ y, int64_t* __restrict__ idx, const Acc* __restrict__ top,
-                 const int32_t* __restrict__ top_which, const Acc* __restrict__ bottom,
-                 const int32_t* __restrict__ bottom_which, int64_t n, int64_t index, int64_t in_w) {
+void max_of_rows(T* __restrict__ y, int64_t* __restrict__ idx, uint8_t* __restrict__ off,
+                 const Acc* __restrict__ top, const int32_t* __restrict__ top_which,
+                 const Acc* __restrict__ bottom, const int32_t* __restrict__ bottom_which,
+                 int64_t n, int64_t index, int64_t in_w) {
+  if (off) {
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) {
+      const Acc t = top[j], b = bottom[j];
+      const bool take = (b > t) | (b != b);
+      y[j] = static_cast<T>(take ? b : t);
+      off[j] = static_cast<uint8_t>(take ? 2 + bottom_which[j] : top_which[j]);
+    }
+    return;
+  }
   if (!idx) {  // no indices wanted (inference)
 #pragma omp simd
     for (int64_t j = 0; j < n; ++j) {
@@ -224,7 +283,7 @@ bool max_pool_2x2(const PoolParams& p) {
   const int64_t oh_n = p.out.size[1], ow_n = p.out.size[2], in_w = p.in.size[2];
   const int64_t rows = p.batch * p.channels * oh_n;  // output rows, all planes
   if constexpr (std::is_same_v<T, float>)
-    if (avx512_forward(x, y, p.indices, rows, oh_n, ow_n)) return true;
+    if (avx512_forward(x, y, p.indices, p.offsets, rows, oh_n, ow_n)) return true;
   parallel_for(0, rows, pool_grain(4 * ow_n), [&](int64_t begin, int64_t end) {
     constexpr int64_t kChunk = 256;  // output rows per pass 1: ~24 KiB of pair maxima for LeNet
     std::vector<Acc> val(static_cast<size_t>(std::min(kChunk, end - begin) * 2 * ow_n));
@@ -235,9 +294,10 @@ bool max_pool_2x2(const PoolParams& p) {
       max_of_pairs(val.data(), which.data(), x + r0 * 2 * in_w, n * 2 * ow_n);
       for (int64_t r = r0; r < r0 + n; ++r) {
         const int64_t k = (r - r0) * 2 * ow_n;
-        max_of_rows(y + r * ow_n, p.indices ? p.indices + r * ow_n : nullptr, val.data() + k,
-                    which.data() + k, val.data() + k + ow_n, which.data() + k + ow_n, ow_n,
-                    2 * (r % oh_n) * in_w, in_w);
+        max_of_rows(y + r * ow_n, p.indices ? p.indices + r * ow_n : nullptr,
+                    p.offsets ? p.offsets + r * ow_n : nullptr, val.data() + k, which.data() + k,
+                    val.data() + k + ow_n, which.data() + k + ow_n, ow_n, 2 * (r % oh_n) * in_w,
+                    in_w);
       }
     }
   });
@@ -258,6 +318,57 @@ bool max_pool_2x2_scatter(const PoolIndexParams& p) {
   const int64_t oh = p.small.size[1], ow = p.small.size[2];
   return avx512_backward(static_cast<const float*>(p.small_data), p.indices,
                          static_cast<float*>(p.large_data), p.batch * p.channels * oh, oh, ow);
+}
+
+namespace {
+
+// max_pool_2x2_backward of one dtype: the AVX-512 kernel for float32, else a plain loop writing
+// each window's four taps (the gradient at its offset, zeros elsewhere).
+template <class T>
+void backward_offsets(const PoolParams& p) {
+  const T* gy = static_cast<const T*>(p.output);
+  T* gx = static_cast<T*>(p.input);
+  const uint8_t* off = p.offsets;
+  const int64_t ow = p.out.size[2], rows = p.batch * p.channels * p.out.size[1];
+  if constexpr (std::is_same_v<T, float>)
+    if (avx512_backward_offsets(gy, off, gx, rows, ow)) return;
+  parallel_for(0, rows, pool_grain(4 * ow), [&](int64_t begin, int64_t end) {
+    const T zero = static_cast<T>(0.0f);
+    for (int64_t r = begin; r < end; ++r) {
+      const T* g = gy + r * ow;
+      const uint8_t* o = off + r * ow;
+      T* top = gx + r * 4 * ow;
+      T* bottom = top + 2 * ow;
+      for (int64_t j = 0; j < ow; ++j) {
+        top[2 * j] = o[j] == 0 ? g[j] : zero;
+        top[2 * j + 1] = o[j] == 1 ? g[j] : zero;
+        bottom[2 * j] = o[j] == 2 ? g[j] : zero;
+        bottom[2 * j + 1] = o[j] == 3 ? g[j] : zero;
+      }
+    }
+  });
+}
+
+template <class T>
+struct OffsetsForwardRun {
+  static void run(const PoolParams& p) {
+    // The caller (pool::max_pool) has checked the geometry; the planes' layout is checked again.
+    EMBER_CHECK(p.offsets && max_pool_2x2<T>(p),
+                "max_pool_2x2: internal error: expected 2x2 windows at stride 2 over dense planes");
+  }
+};
+template <class T>
+struct OffsetsBackwardRun {
+  static void run(const PoolParams& p) { backward_offsets<T>(p); }
+};
+
+}  // namespace
+
+void cpu_max_pool_2x2(ScalarType dtype, const PoolParams& p) {
+  visit_pool_float<OffsetsForwardRun>(dtype, p);
+}
+void cpu_max_pool_2x2_backward(ScalarType dtype, const PoolParams& p) {
+  visit_pool_float<OffsetsBackwardRun>(dtype, p);
 }
 
 template bool max_pool_2x2<float>(const PoolParams&);

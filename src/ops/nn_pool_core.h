@@ -34,9 +34,23 @@ PoolGeometry geometry_of(const Tensor& t, int nd);
 Tensor empty_pooled(const Tensor& ref, IntArrayRef sizes, ScalarType dtype);
 
 /// Max pooling (windowed or adaptive): the values and their int64 flat spatial indices. With
-/// need_indices false and no gradient to record, the indices are not computed (undefined).
+/// need_indices false the indices are undefined: not computed at all without a gradient to
+/// record, and replaced by window offsets for the backward where max_pool_2x2_applies.
 std::tuple<Tensor, Tensor> max_pool(const char* node, const Tensor& x, const PoolSpec& s,
                                     bool need_indices = true);
+
+/// Whether max_pool with spec `s` on `x` takes the 2x2 path that keeps one byte per output for
+/// the backward (max_pool_2x2 row): 2x2 windows at stride 2, no padding or dilation, over a dense
+/// NCHW x of even height and width, on a backend with both rows for x's dtype.
+bool max_pool_2x2_applies(const Tensor& x, const PoolSpec& s);
+
+/// The input gradient of that pooling for an input of `input_sizes` (N, C, 2·OH, 2·OW) from the
+/// window offsets its forward kept; linear in `grad`.
+Tensor max_pool_2x2_backward(const Tensor& grad, const Tensor& offsets, IntArrayRef input_sizes);
+
+/// large's element at each window offset (shaped as offsets): max_pool_2x2_backward's derivative,
+/// composed of differentiable ops (view, permute, gather).
+Tensor gather_at_offsets(const Tensor& large, const Tensor& offsets);
 
 /// Average pooling (windowed or adaptive).
 Tensor avg_pool(const char* node, const Tensor& x, const PoolSpec& s);

@@ -10,6 +10,19 @@ void max_pool(const char* node, const Tensor& result, const Tensor& indices, con
          });
 }
 
+void max_pool_2x2(const char* node, const Tensor& result, const Tensor& offsets,
+                  const Tensor& self) {
+  record(node, result, edges_of(self),
+         [offsets, sizes = DimVector(self.sizes())](const Tensor& grad) {
+           return Grads(pool::max_pool_2x2_backward(grad, offsets, sizes));
+         });
+}
+
+void max_pool_2x2_backward(const Tensor& result, const Tensor& grad, const Tensor& offsets) {
+  record("MaxPool2x2BackwardBackward0", result, edges_of(grad),
+         [offsets](const Tensor& gg) { return Grads(pool::gather_at_offsets(gg, offsets)); });
+}
+
 void avg_pool(const char* node, const Tensor& result, const Tensor& self, const pool::PoolSpec& s) {
   record(node, result, edges_of(self), [s, sizes = DimVector(self.sizes())](const Tensor& grad) {
     return Grads(pool::avg_pool_backward(grad, s, sizes));
