@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -135,11 +136,11 @@ bool backward_row(const float* gy, const int64_t* idx, float* top, int64_t ow, i
         _mm512_cvtsepi64_epi32(_mm512_sub_epi64(_mm512_sub_epi64(i_lo, origin), lane2_lo));
     const __m256i off_hi =
         _mm512_cvtsepi64_epi32(_mm512_sub_epi64(_mm512_sub_epi64(i_hi, origin), lane2_hi));
-    const __m512i off = _mm512_inserti64x4(_mm512_castsi256_si512(off_lo), off_hi, 1);
-    const __mmask16 at0 = _mm512_cmpeq_epi32_mask(off, _mm512_setzero_si512());
-    const __mmask16 at1 = _mm512_cmpeq_epi32_mask(off, _mm512_set1_epi32(1));
-    const __mmask16 at_row = _mm512_cmpeq_epi32_mask(off, row);
-    const __mmask16 at_row1 = _mm512_cmpeq_epi32_mask(off, row1);
+    const __m512i delta = _mm512_inserti64x4(_mm512_castsi256_si512(off_lo), off_hi, 1);
+    const __mmask16 at0 = _mm512_cmpeq_epi32_mask(delta, _mm512_setzero_si512());
+    const __mmask16 at1 = _mm512_cmpeq_epi32_mask(delta, _mm512_set1_epi32(1));
+    const __mmask16 at_row = _mm512_cmpeq_epi32_mask(delta, row);
+    const __mmask16 at_row1 = _mm512_cmpeq_epi32_mask(delta, row1);
     if (((at0 | at1 | at_row | at_row1) & m.out) != m.out) return false;
     write_windows(g, at0, at1, at_row, at_row1, top + 2 * j, bottom + 2 * j, m);
   }
@@ -154,7 +155,17 @@ void backward_row_offsets(const float* gy, const uint8_t* off, float* top, int64
   for (int64_t j = 0; j < ow; j += 16) {
     const StepMasks m(std::min<int64_t>(16, ow - j));
     const __m512 g = _mm512_maskz_loadu_ps(m.out, gy + j);
-    const __m512i o = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m.out, off + j));
+    // The step's offsets (a byte each; a partial step's through a zeroed copy: a masked byte load
+    // would need AVX512BW/VL, which AVX512F alone does not promise).
+    __m128i bytes;
+    if (ow - j >= 16) {
+      bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(off + j));
+    } else {
+      alignas(16) uint8_t tail[16] = {};
+      std::memcpy(tail, off + j, static_cast<size_t>(ow - j));
+      bytes = _mm_load_si128(reinterpret_cast<const __m128i*>(tail));
+    }
+    const __m512i o = _mm512_cvtepu8_epi32(bytes);
     write_windows(g, _mm512_testn_epi32_mask(o, o), _mm512_cmpeq_epi32_mask(o, one),
                   _mm512_cmpeq_epi32_mask(o, two), _mm512_cmpeq_epi32_mask(o, three), top + 2 * j,
                   bottom + 2 * j, m);

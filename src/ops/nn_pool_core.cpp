@@ -95,6 +95,15 @@ Tensor max_pool_2x2_with_offsets(const char* node, const Tensor& x, const PoolSp
 
 Tensor max_pool_2x2_backward(const Tensor& grad_in, const Tensor& offsets,
                              IntArrayRef input_sizes) {
+  // The engine passes a gradient shaped as the forward's output, but a node can be called by
+  // hand: the kernel trusts these sizes.
+  EMBER_CHECK(grad_in.dim() == 4 && grad_in.sizes() == offsets.sizes() &&
+                  grad_in.device() == offsets.device() && input_sizes.size() == 4 &&
+                  input_sizes[0] == offsets.size(0) && input_sizes[1] == offsets.size(1) &&
+                  input_sizes[2] == 2 * offsets.size(2) && input_sizes[3] == 2 * offsets.size(3),
+              "max_pool2d backward: expected a gradient of the pooled size {} on {} for an input "
+              "of size {}, got {} on {}",
+              offsets.sizes(), offsets.device(), input_sizes, grad_in.sizes(), grad_in.device());
   autograd::OpRecording rec(grad_in);
   const Tensor grad = grad_in.contiguous();
   Tensor gx = empty(input_sizes, grad.options());

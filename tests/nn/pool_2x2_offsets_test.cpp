@@ -29,7 +29,7 @@ Tensor tie_heavy_input(IntArrayRef sizes, ScalarType dtype) {
 }
 
 // The name of the node that differentiates the input gradient of max_pool2d(x, 2) once more:
-// MaxPool2x2BackwardBackward0 on the offsets path.
+// MaxPool2DWithIndicesBackwardBackward0 on the offsets path.
 std::string double_backward_node(const Tensor& x) {
   Tensor a = x.detach().requires_grad_();
   Tensor y = max_pool2d(a, {2, 2});
@@ -62,7 +62,7 @@ TEST(PoolOffsets, TrainingPathMatchesTheIndexPath) {
       // Each gradient sits at the tap the index names: the offsets agree with the indices.
       const Tensor at_idx = a.grad().flatten(2).gather(2, idx.flatten(2)).view_as(g);
       EXPECT_TRUE(equal(at_idx, g));
-      EXPECT_EQ(double_backward_node(x), "MaxPool2x2BackwardBackward0");
+      EXPECT_EQ(double_backward_node(x), "MaxPool2DWithIndicesBackwardBackward0");
     }
 }
 
@@ -70,9 +70,9 @@ TEST(PoolOffsets, OtherPoolingsKeepTheIndexPath) {
   manual_seed(22);
   const Tensor x = randn({2, 3, 8, 12});
   EXPECT_NE(double_backward_node(x.contiguous(MemoryFormat::ChannelsLast)),
-            "MaxPool2x2BackwardBackward0");
+            "MaxPool2DWithIndicesBackwardBackward0");
   EXPECT_NE(double_backward_node(randn({2, 3, 8, 14}).slice(3, 0, 12)),
-            "MaxPool2x2BackwardBackward0");  // rows with gaps
+            "MaxPool2DWithIndicesBackwardBackward0");  // rows with gaps
   // Odd sizes: the last row and column are dropped, so the windows do not tile the planes.
   Tensor odd = randn({2, 3, 9, 13}).requires_grad_();
   Tensor y = max_pool2d(odd, {2, 2});
@@ -86,7 +86,7 @@ TEST(PoolOffsets, GradcheckAndDoubleBackward) {
   manual_seed(23);
   const int64_t n = 2 * 3 * 6 * 8;
   const Tensor x = (randperm(n, kDouble) / static_cast<double>(n)).view({2, 3, 6, 8});
-  ASSERT_EQ(double_backward_node(x), "MaxPool2x2BackwardBackward0");
+  ASSERT_EQ(double_backward_node(x), "MaxPool2DWithIndicesBackwardBackward0");
   auto fn = [](const autograd::variable_list& v) {
     return autograd::variable_list{max_pool2d(v[0], {2, 2})};
   };
@@ -108,7 +108,40 @@ TEST(PoolOffsets, GradcheckAndDoubleBackward) {
   EXPECT_GT(second[0].abs().sum().item<double>(), 0.0);
 }
 
-TEST(PoolOffsets, ZeroSizeBatchRunsBackward) {
+TEST(PoolOffsets, UnbatchedCeilModeExpandedGradientsAndUnitDims) {
+  // Inputs that take the offsets path in other shapes: unbatched (C, H, W), ceil_mode with even
+  // sizes (the same windows), N == 1 and C == 1, and a gradient that arrives expanded (from sum).
+  manual_seed(24);
+  const Tensor unbatched = randn({3, 6, 8}), single = randn({1, 1, 4, 18});
+  EXPECT_EQ(double_backward_node(unbatched.unsqueeze(0)), "MaxPool2DWithIndicesBackwardBackward0");
+  EXPECT_EQ(double_backward_node(single), "MaxPool2DWithIndicesBackwardBackward0");
+  for (const Tensor& x : {unbatched, single}) {
+    for (bool ceil_mode : {false, true}) {
+      Tensor a = x.clone().requires_grad_(), b = x.clone().requires_grad_();
+      max_pool2d(a, {2, 2}, {2, 2}, {0, 0}, {1, 1}, ceil_mode).sum().backward();
+      std::get<0>(max_pool2d_with_indices(b, {2, 2}, {2, 2}, {0, 0}, {1, 1}, ceil_mode))
+          .sum()
+          .backward();
+      EXPECT_TRUE(equal(a.grad(), b.grad())) << "sizes " << x.sizes() << " ceil " << ceil_mode;
+      EXPECT_EQ(a.grad().sum().item<float>(), static_cast<float>(x.numel() / 4));
+    }
+  }
+}
+
+TEST(PoolOffsets, BackwardCalledByHandChecksSizes) {
+  Tensor x = randn({2, 3, 4, 6}).requires_grad_();
+  Tensor y = max_pool2d(x, {2, 2});
+  ASSERT_TRUE(y.grad_fn());
+  ember_test::expect_error(
+      [&] {
+        (*y.grad_fn())({randn({2, 3, 4, 6})});
+      },
+      {"max_pool2d backward: expected a gradient of the pooled size [2, 3, 2, 3]"});
+}
+
+TEST(PoolOffsets, ZeroSizeBatchTakesTheIndexPathAndRunsBackward) {
+  // No element to pool: the offsets path is not taken (max_pool_2x2_applies), the index path runs
+  // forward and backward.
   Tensor x = randn({0, 3, 4, 6}).requires_grad_();
   Tensor y = max_pool2d(x, {2, 2});
   EXPECT_EQ(y.sizes(), IntArrayRef({0, 3, 2, 3}));

@@ -19,7 +19,8 @@ void max_pool_2x2(const char* node, const Tensor& result, const Tensor& offsets,
 }
 
 void max_pool_2x2_backward(const Tensor& result, const Tensor& grad, const Tensor& offsets) {
-  record("MaxPool2x2BackwardBackward0", result, edges_of(grad),
+  // PyTorch's name for this node (the index path's pool_scatter calls its own MaxPoolBackward0).
+  record("MaxPool2DWithIndicesBackwardBackward0", result, edges_of(grad),
          [offsets](const Tensor& gg) { return Grads(pool::gather_at_offsets(gg, offsets)); });
 }
 
