@@ -1,15 +1,18 @@
-// BENCHMARKS-style collectives workload (issue #19): all_reduce (SUM, float32) and barrier between
-// 2 ranks on loopback, over Gloo's TCP transport, timed the same way for Ember and LibTorch's
-// c10d. The program forks itself into the two ranks (rank 0 the parent, which prints); both
-// make the same fixed number of calls (collectives must pair up), so the adaptive timer of
-// bench_timer.h is not used: 20 warm-up calls, then 7 repetitions of `inner` calls with a barrier
-// before each, median per call.
+// BENCHMARKS-style collectives workload (issue #19): all_reduce (SUM, float32), broadcast (from
+// rank 0, float32) and barrier between 2 ranks on loopback, over Gloo's TCP transport, timed the
+// same way for Ember and LibTorch's c10d. The program forks itself into the two ranks (rank 0 the
+// parent, which prints); both make the same fixed number of calls (collectives must pair up), so
+// the adaptive timer of bench_timer.h is not used: 20 warm-up calls, then 7 repetitions of `inner`
+// calls with a barrier before each, median per call.
 //   allreduce_4B      1 float: the latency of one collective
 //   allreduce_64KiB   16384 floats
 //   allreduce_721KiB  184586 floats: the gradients of the §5(b) LeNet step (DDP's one bucket)
 //   allreduce_4MiB    1048576 floats
+//   broadcast_4B, broadcast_721KiB, broadcast_4MiB: the same sizes from rank 0 (DDP broadcasts
+//                     the parameters at construction and the buffers before each forward)
 //   barrier
-// The check: every element of the result equals 1 + 2 (rank r contributes r + 1).
+// The check: every element of the result equals 1 + 2 (rank r contributes r + 1); for broadcast,
+// rank 0's 1.
 #pragma once
 
 #include <netinet/in.h>
@@ -29,8 +32,9 @@
 namespace bench_coll {
 
 inline const std::vector<std::string>& cases() {
-  static const std::vector<std::string> c = {"allreduce_4B", "allreduce_64KiB", "allreduce_721KiB",
-                                             "allreduce_4MiB", "barrier"};
+  static const std::vector<std::string> c = {
+      "allreduce_4B", "allreduce_64KiB",  "allreduce_721KiB", "allreduce_4MiB",
+      "broadcast_4B", "broadcast_721KiB", "broadcast_4MiB",   "barrier"};
   return c;
 }
 
@@ -57,12 +61,15 @@ struct CaseSize {
   long inner;
 };
 inline CaseSize case_size(const std::string& c) {
-  if (c == "allreduce_4B") return {1, 400};
+  if (c == "allreduce_4B" || c == "broadcast_4B") return {1, 400};
   if (c == "allreduce_64KiB") return {16384, 200};
-  if (c == "allreduce_721KiB") return {184586, 60};
-  if (c == "allreduce_4MiB") return {1048576, 20};
+  if (c == "allreduce_721KiB" || c == "broadcast_721KiB") return {184586, 60};
+  if (c == "allreduce_4MiB" || c == "broadcast_4MiB") return {1048576, 20};
   return {0, 400};
 }
+
+/// Whether the case is a broadcast (else an all-reduce, or the barrier).
+inline bool is_broadcast(const std::string& c) { return c.rfind("broadcast_", 0) == 0; }
 
 /// A port free on 127.0.0.1 now (the master binds it a moment later).
 inline int free_port() {

@@ -25,12 +25,23 @@ int main(int argc, char** argv) {
   bench::Timing t;
   bool ok = true;
   if (size.elements > 0) {
+    const bool broadcast = bench_coll::is_broadcast(cas);
     ember::Tensor check = ember::full({size.elements}, static_cast<double>(rank + 1));
-    dist::all_reduce(check);
-    ok = ember::equal(check, ember::full({size.elements}, 3.0));
+    if (broadcast)
+      dist::broadcast(check, 0);
+    else
+      dist::all_reduce(check);
+    ok = ember::equal(check, ember::full({size.elements}, broadcast ? 1.0 : 3.0));
     ember::Tensor x = ember::zeros({size.elements});
     t = bench_coll::time_calls(
-        size.inner, [&] { dist::all_reduce(x); }, [] { dist::barrier(); });
+        size.inner,
+        [&] {
+          if (broadcast)
+            dist::broadcast(x, 0);
+          else
+            dist::all_reduce(x);
+        },
+        [] { dist::barrier(); });
   } else {
     t = bench_coll::time_calls(
         size.inner, [] { dist::barrier(); }, [] { dist::barrier(); });

@@ -39,12 +39,23 @@ int main(int argc, char** argv) {
   bench::Timing t;
   bool ok = true;
   if (size.elements > 0) {
+    const bool broadcast = bench_coll::is_broadcast(cas);
     std::vector<at::Tensor> check = {torch::full({size.elements}, double(rank + 1))};
-    group->allreduce(check)->wait();
-    ok = torch::equal(check[0], torch::full({size.elements}, 3.0));
+    if (broadcast)
+      group->broadcast(check)->wait();  // root rank 0 by default (BroadcastOptions)
+    else
+      group->allreduce(check)->wait();
+    ok = torch::equal(check[0], torch::full({size.elements}, broadcast ? 1.0 : 3.0));
     std::vector<at::Tensor> x = {torch::zeros({size.elements})};
     t = bench_coll::time_calls(
-        size.inner, [&] { group->allreduce(x)->wait(); }, barrier);
+        size.inner,
+        [&] {
+          if (broadcast)
+            group->broadcast(x)->wait();
+          else
+            group->allreduce(x)->wait();
+        },
+        barrier);
   } else {
     t = bench_coll::time_calls(size.inner, barrier, barrier);
   }

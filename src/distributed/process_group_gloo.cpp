@@ -31,7 +31,7 @@
 #include "ember/distributed/process_group.h"
 #include "ember/ops/factory.h"
 #include "kernels/common/visit_width.h"
-#include "src/distributed/gloo_blocking_allreduce.h"
+#include "src/distributed/gloo_blocking_collectives.h"
 #include "src/distributed/gloo_contexts.h"
 #include "src/distributed/gloo_p2p_work.h"
 #include "src/distributed/reduce_functions.h"
@@ -63,7 +63,7 @@ class ProcessGroupGloo final : public ProcessGroup {
       : ProcessGroup(rank, size, std::move(global_ranks)),
         timeout_(timeout),
         contexts_(connect_gloo_contexts(store, rank, size, timeout, hostname)),
-        blocking_(BlockingAllreduce::connect(store, contexts_, rank, size, timeout)) {
+        blocking_(BlockingCollectives::connect(store, contexts_, rank, size, timeout)) {
     worker_ = std::thread([this] { run_worker(); });
   }
 
@@ -96,7 +96,9 @@ class ProcessGroupGloo final : public ProcessGroup {
     check_rank(name, "src", root);
     Staged s(tensor);
     return enqueue(name, [this, s, root](uint32_t tag) {
-      if (s.buffer.numel() > 0) {
+      if (s.buffer.numel() > 0 && blocking_) {
+        blocking_->broadcast(s.buffer, root, tag);
+      } else if (s.buffer.numel() > 0) {
         gloo::BroadcastOptions opts(context_for(tag));
         opts.setOutput(ptr_as<uint8_t>(s.buffer), bytes(s.buffer));
         opts.setRoot(root);
@@ -424,8 +426,8 @@ class ProcessGroupGloo final : public ProcessGroup {
   // ---- the collectives (group thread) ----
 
   void run_allreduce(const Tensor& buffer, ReduceOp op, uint32_t tag) {
-    if (buffer.numel() > 0 && blocking_ && BlockingAllreduce::accepts(buffer.scalar_type())) {
-      blocking_->run(buffer, op, tag);
+    if (buffer.numel() > 0 && blocking_ && BlockingCollectives::accepts(buffer.scalar_type())) {
+      blocking_->allreduce(buffer, op, tag);
     } else if (buffer.numel() > 0) {
       // Gloo sizes its segments by the element width; our reduce functions read the dtype.
       visit_width(element_size(buffer.scalar_type()), [&](auto carrier) {
@@ -547,7 +549,8 @@ class ProcessGroupGloo final : public ProcessGroup {
 
   std::chrono::milliseconds timeout_;
   GlooContexts contexts_;  // one per interface; the collectives take them in turn by tag
-  std::unique_ptr<BlockingAllreduce> blocking_;  // the all-reduce fast path, where it applies
+  std::unique_ptr<BlockingCollectives>
+      blocking_;  // all-reduce and broadcast fast path, where it applies
   std::mutex mutex_;
   std::condition_variable queue_cv_;
   std::deque<Job> queue_;

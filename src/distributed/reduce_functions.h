@@ -19,7 +19,7 @@ using ReduceFn = std::function<void(void*, const void*, const void*, size_t)>;
 ReduceFn reduce_function(ScalarType dtype, ReduceOp op);
 
 /// The same reductions as plain functions, x[i] = op(x[i], y[i]), the form Gloo's bound-buffer
-/// algorithms take (gloo_blocking_allreduce.cpp). Instantiated for float, double, int32_t and
+/// algorithms take (gloo_blocking_collectives.cpp). Instantiated for float, double, int32_t and
 /// int64_t.
 template <class T>
 using InPlaceReduce = void (*)(T* x, const T* y, size_t n);

@@ -1,4 +1,4 @@
-// The Gloo group's blocking all-reduce (gloo_blocking_allreduce.h): float, double, int32 and
+// The Gloo group's blocking all-reduce (gloo_blocking_collectives.h): float, double, int32 and
 // int64 all-reduces of power-of-two groups run on Gloo's sync-mode pairs, in pieces whose
 // messages fit a socket's send buffer. Each rank checks the results against the reduction
 // computed locally, and the process-wide counts say whether (and in how many pieces) the path
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "ember/distributed/distributed.h"
-#include "src/distributed/gloo_blocking_allreduce.h"
+#include "src/distributed/gloo_blocking_collectives.h"
 #include "tests/distributed/dist_values.h"
 #include "tests/distributed/harness.h"
 
@@ -45,7 +45,7 @@ EMBER_DIST_WORKER(blocking_allreduce) {
   const std::string expect = expect_env ? expect_env : "";
   const bool counted = expect.rfind("pieces:", 0) == 0;
   const int64_t limit = counted ? std::stoll(expect.substr(7)) : 0;
-  const auto before = dist::blocking_allreduce_counts();
+  const auto before = dist::blocking_counts();
   int64_t calls = 0, pieces = 0;
   for (auto dt : {ember::kFloat, ember::kDouble, ember::kInt, ember::kLong}) {
     std::vector<ReduceOp> ops = {ReduceOp::SUM, ReduceOp::PRODUCT, ReduceOp::MIN, ReduceOp::MAX};
@@ -95,8 +95,8 @@ EMBER_DIST_WORKER(blocking_allreduce) {
       dist_test::make_tensor(dist_test::rank_values(rank, ember::kChar, 9), ember::kChar);
   dist::all_reduce(bytes);
 
-  const auto after = dist::blocking_allreduce_counts();
-  const int64_t ran = static_cast<int64_t>(after.calls - before.calls);
+  const auto after = dist::blocking_counts();
+  const int64_t ran = static_cast<int64_t>(after.allreduces - before.allreduces);
   const int64_t ran_pieces = static_cast<int64_t>(after.pieces - before.pieces);
   if (counted) {
     DIST_CHECK(ran == calls, "{} of {} all-reduces took the blocking path", ran, calls);

@@ -1,7 +1,8 @@
-#include "src/distributed/gloo_blocking_allreduce.h"
+#include "src/distributed/gloo_blocking_collectives.h"
 
 #include <gloo/algorithm.h>
 #include <gloo/allreduce_halving_doubling.h>
+#include <gloo/broadcast_one_to_all.h>
 #include <gloo/common/logging.h>
 
 #include <algorithm>
@@ -33,8 +34,9 @@ constexpr size_t kMaxMessageBytes = size_t{1} << 20;
 // Below this the pieces would be latency-bound to the point of uselessness.
 constexpr size_t kMinMessageBytes = 64;
 
-std::atomic<uint64_t> g_calls{0};
+std::atomic<uint64_t> g_allreduces{0};
 std::atomic<uint64_t> g_pieces{0};
+std::atomic<uint64_t> g_broadcasts{0};
 
 // What a rank publishes when its EMBER_GLOO_BLOCKING_MESSAGE_BYTES is not a byte count: every
 // rank then fails group creation naming it (rather than the others failing later, vaguely).
@@ -120,6 +122,25 @@ bool visit_blocking_dtype(ScalarType dtype, F&& f) {
   }
 }
 
+// Points the context's next slot at piece `index` of the collective `tag`. Halving-doubling
+// takes 2 W (W - 1) slots (a broadcast one); the (tag, piece) pairs wrap within Gloo's int.
+void select_slots(SlottedContext& context, uint32_t tag, int64_t index) {
+  const int64_t world = context.size;
+  const int64_t stride = 2 * world * (world - 1);
+  const int64_t span = std::numeric_limits<int>::max() / stride - 1;
+  const int64_t key = (static_cast<int64_t>(tag) << 8) + (index & 0xff);
+  context.set_next_slot(static_cast<int>(key % span * stride));
+}
+
+// In sync mode Gloo reads the next message whatever it is for; one for a slot no piece of this
+// call registered means the ranks' calls differ (Gloo's own words say nothing of it).
+[[noreturn]] void throw_unpaired(const gloo::EnforceNotMet& e) {
+  throw std::runtime_error(fmt::format(
+      "{} (a message for another call arrived: the ranks' collectives do not pair up, e.g. "
+      "different sizes or a call one rank skipped)",
+      e.what()));
+}
+
 template <class T>
 void run_typed(const std::shared_ptr<SlottedContext>& context, T* data, int64_t numel, ReduceOp op,
                uint32_t tag, size_t max_message_bytes) {
@@ -129,14 +150,10 @@ void run_typed(const std::shared_ptr<SlottedContext>& context, T* data, int64_t 
   const int64_t world = context->size;
   int64_t piece = static_cast<int64_t>(max_message_bytes / sizeof(T)) * 2;
   piece = std::max(world, piece / world * world);
-  // Halving-doubling takes 2 W (W - 1) slots; the (tag, piece) pairs wrap within Gloo's int.
-  const int64_t stride = 2 * world * (world - 1);
-  const int64_t span = std::numeric_limits<int>::max() / stride - 1;
   int64_t index = 0;
   for (int64_t offset = 0; offset < numel; offset += piece, ++index) {
     const int count = static_cast<int>(std::min(piece, numel - offset));
-    const int64_t key = (static_cast<int64_t>(tag) << 8) + (index & 0xff);
-    context->set_next_slot(static_cast<int>(key % span * stride));
+    select_slots(*context, tag, index);
     gloo::AllreduceHalvingDoubling<T> algorithm(context, {data + offset}, count, &fn);
     algorithm.run();
     g_pieces.fetch_add(1, std::memory_order_relaxed);
@@ -145,10 +162,9 @@ void run_typed(const std::shared_ptr<SlottedContext>& context, T* data, int64_t 
 
 }  // namespace
 
-std::unique_ptr<BlockingAllreduce> BlockingAllreduce::connect(const std::shared_ptr<Store>& store,
-                                                              const GlooContexts& async, int rank,
-                                                              int size,
-                                                              std::chrono::milliseconds timeout) {
+std::unique_ptr<BlockingCollectives> BlockingCollectives::connect(
+    const std::shared_ptr<Store>& store, const GlooContexts& async, int rank, int size,
+    std::chrono::milliseconds timeout) {
   // Halving-doubling's message sizes are bounded as above only on power-of-two groups, and
   // each call's slots need room for 256 pieces within Gloo's int (run_typed).
   if (size < 2 || (size & (size - 1)) != 0) return nullptr;
@@ -165,7 +181,7 @@ std::unique_ptr<BlockingAllreduce> BlockingAllreduce::connect(const std::shared_
   }
   if (limit == 0) return nullptr;
 
-  std::unique_ptr<BlockingAllreduce> result(new BlockingAllreduce(limit));
+  std::unique_ptr<BlockingCollectives> result(new BlockingCollectives(limit));
   try {
     // One beside each interface's context, on its device: the tags spread the traffic over
     // them as they do the other collectives'.
@@ -188,12 +204,12 @@ std::unique_ptr<BlockingAllreduce> BlockingAllreduce::connect(const std::shared_
   return result;
 }
 
-bool BlockingAllreduce::accepts(ScalarType dtype) {
+bool BlockingCollectives::accepts(ScalarType dtype) {
   return visit_blocking_dtype(dtype, [](auto*) {});
 }
 
-void BlockingAllreduce::run(const Tensor& buffer, ReduceOp op, uint32_t tag) {
-  g_calls.fetch_add(1, std::memory_order_relaxed);
+void BlockingCollectives::allreduce(const Tensor& buffer, ReduceOp op, uint32_t tag) {
+  g_allreduces.fetch_add(1, std::memory_order_relaxed);
   const auto& context = contexts_[tag % contexts_.size()];
   try {
     const bool ran = visit_blocking_dtype(buffer.scalar_type(), [&](auto* type) {
@@ -201,20 +217,31 @@ void BlockingAllreduce::run(const Tensor& buffer, ReduceOp op, uint32_t tag) {
       run_typed(context, buffer.data_ptr<T>(), buffer.numel(), op, tag, max_message_bytes_);
     });
     if (!ran)
-      throw TypeError(fmt::format("BlockingAllreduce: {} is not one of its dtypes",
+      throw TypeError(fmt::format("BlockingCollectives: {} is not one of its all-reduce dtypes",
                                   to_string(buffer.scalar_type())));
   } catch (const gloo::EnforceNotMet& e) {
-    // In sync mode Gloo reads the next message whatever it is for; one for a slot no piece of
-    // this call registered means the ranks' calls differ (Gloo's own words say nothing of it).
-    throw std::runtime_error(fmt::format(
-        "{} (a message for another call arrived: the ranks' collectives do not pair up, e.g. "
-        "different sizes or a call one rank skipped)",
-        e.what()));
+    throw_unpaired(e);
   }
 }
 
-BlockingAllreduceCounts blocking_allreduce_counts() {
-  return {g_calls.load(std::memory_order_relaxed), g_pieces.load(std::memory_order_relaxed)};
+void BlockingCollectives::broadcast(const Tensor& buffer, int root, uint32_t tag) {
+  g_broadcasts.fetch_add(1, std::memory_order_relaxed);
+  const auto& context = contexts_[tag % contexts_.size()];
+  try {
+    // As bytes, in one message: the root writes to each rank after that rank's clear-to-send,
+    // so there is always a reader (no bound on its size, unlike the all-reduce's).
+    select_slots(*context, tag, 0);
+    auto* data = static_cast<uint8_t*>(buffer.data_ptr());
+    gloo::BroadcastOneToAll<uint8_t> algorithm(context, {data}, buffer.nbytes(), root);
+    algorithm.run();
+  } catch (const gloo::EnforceNotMet& e) {
+    throw_unpaired(e);
+  }
+}
+
+BlockingCounts blocking_counts() {
+  return {g_allreduces.load(std::memory_order_relaxed), g_pieces.load(std::memory_order_relaxed),
+          g_broadcasts.load(std::memory_order_relaxed)};
 }
 
 }  // namespace distributed
