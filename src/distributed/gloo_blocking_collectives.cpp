@@ -2,8 +2,9 @@
 
 #include <gloo/algorithm.h>
 #include <gloo/allreduce_halving_doubling.h>
-#include <gloo/broadcast_one_to_all.h>
 #include <gloo/common/logging.h>
+#include <gloo/transport/buffer.h>
+#include <gloo/transport/pair.h>
 
 #include <algorithm>
 #include <atomic>
@@ -33,6 +34,9 @@ namespace {
 constexpr size_t kMaxMessageBytes = size_t{1} << 20;
 // Below this the pieces would be latency-bound to the point of uselessness.
 constexpr size_t kMinMessageBytes = 64;
+// Beyond 2 ranks the one-to-all root sends W - 1 whole copies one after another, where Gloo's
+// own broadcast (a tree) takes log2 W rounds: it pays only for small messages (latency-bound).
+constexpr size_t kMaxOneToAllBytes = 64 << 10;
 
 std::atomic<uint64_t> g_allreduces{0};
 std::atomic<uint64_t> g_pieces{0};
@@ -81,11 +85,11 @@ size_t parse_limit(int rank, const std::vector<uint8_t>& bytes) {
   size_t value = 0;
   if (text == kBadSetting)
     throw ValueError(fmt::format(
-        "ProcessGroupGloo: rank {}'s {} is not a byte count (0 turns the blocking all-reduce off)",
+        "ProcessGroupGloo: rank {}'s {} is not a byte count (0 turns the blocking collectives off)",
         rank, kBlockingMessageBytesVar));
   if (!parse_bytes(text, &value))
     throw DistBackendError(fmt::format(
-        "ProcessGroupGloo: rank {} published '{}' as its blocking all-reduce limit", rank, text));
+        "ProcessGroupGloo: rank {} published '{}' as its blocking collectives' limit", rank, text));
   return value;
 }
 
@@ -105,7 +109,7 @@ class SlottedContext final : public gloo::rendezvous::Context {
 namespace {
 
 // Calls f with a null pointer of the C++ type of `dtype` when the path takes that dtype (the
-// one list both accepts() and run() read); false otherwise.
+// one list both accepts() and allreduce() read); false otherwise.
 template <class F>
 bool visit_blocking_dtype(ScalarType dtype, F&& f) {
   switch (dtype) {
@@ -122,14 +126,49 @@ bool visit_blocking_dtype(ScalarType dtype, F&& f) {
   }
 }
 
-// Points the context's next slot at piece `index` of the collective `tag`. Halving-doubling
-// takes 2 W (W - 1) slots (a broadcast one); the (tag, piece) pairs wrap within Gloo's int.
-void select_slots(SlottedContext& context, uint32_t tag, int64_t index) {
+// The first of the slots of piece `index` of the collective `tag`. Halving-doubling takes
+// 2 W (W - 1) slots (a broadcast two); the (tag, piece) pairs wrap within Gloo's int.
+int first_slot(const SlottedContext& context, uint32_t tag, int64_t index) {
   const int64_t world = context.size;
   const int64_t stride = 2 * world * (world - 1);
   const int64_t span = std::numeric_limits<int>::max() / stride - 1;
   const int64_t key = (static_cast<int64_t>(tag) << 8) + (index & 0xff);
-  context.set_next_slot(static_cast<int>(key % span * stride));
+  return static_cast<int>(key % span * stride);
+}
+
+// One-to-all on the sync pairs: each receiver sends a clear-to-send on `slot` and reads the data
+// on slot + 1; the root writes to each receiver after its clear-to-send, so its blocking write
+// always has a reader. (Gloo's BroadcastOneToAll uses one slot for both: two ranks that each name
+// the other as root would read each other's clear-to-send as the data and go on. Here that
+// message finds no buffer, and the call fails as calls that do not pair up do.)
+void one_to_all(SlottedContext& context, uint8_t* data, size_t bytes, int root, int slot) {
+  const int rank = context.rank, size = context.size;
+  if (rank != root) {
+    char token = 0;
+    auto& pair = context.getPair(root);
+    const auto clear = pair->createSendBuffer(slot, &token, 1);
+    const auto recv = pair->createRecvBuffer(slot + 1, data, bytes);
+    clear->send();
+    recv->waitRecv();
+    clear->waitSend();
+    return;
+  }
+  std::vector<char> tokens(static_cast<size_t>(size));
+  std::vector<std::unique_ptr<gloo::transport::Buffer>> clear(tokens.size()), sends(tokens.size());
+  for (int peer = 0; peer < size; ++peer) {
+    if (peer == rank) continue;
+    auto& pair = context.getPair(peer);
+    const auto i = static_cast<size_t>(peer);
+    clear[i] = pair->createRecvBuffer(slot, &tokens[i], 1);
+    sends[i] = pair->createSendBuffer(slot + 1, data, bytes);
+  }
+  for (int peer = 0; peer < size; ++peer) {
+    if (peer == rank) continue;
+    clear[static_cast<size_t>(peer)]->waitRecv();
+    sends[static_cast<size_t>(peer)]->send();
+  }
+  for (int peer = 0; peer < size; ++peer)
+    if (peer != rank) sends[static_cast<size_t>(peer)]->waitSend();
 }
 
 // In sync mode Gloo reads the next message whatever it is for; one for a slot no piece of this
@@ -153,7 +192,7 @@ void run_typed(const std::shared_ptr<SlottedContext>& context, T* data, int64_t 
   int64_t index = 0;
   for (int64_t offset = 0; offset < numel; offset += piece, ++index) {
     const int count = static_cast<int>(std::min(piece, numel - offset));
-    select_slots(*context, tag, index);
+    context->set_next_slot(first_slot(*context, tag, index));
     gloo::AllreduceHalvingDoubling<T> algorithm(context, {data + offset}, count, &fn);
     algorithm.run();
     g_pieces.fetch_add(1, std::memory_order_relaxed);
@@ -181,7 +220,7 @@ std::unique_ptr<BlockingCollectives> BlockingCollectives::connect(
   }
   if (limit == 0) return nullptr;
 
-  std::unique_ptr<BlockingCollectives> result(new BlockingCollectives(limit));
+  std::unique_ptr<BlockingCollectives> result(new BlockingCollectives(limit, size));
   try {
     // One beside each interface's context, on its device: the tags spread the traffic over
     // them as they do the other collectives'.
@@ -198,7 +237,7 @@ std::unique_ptr<BlockingCollectives> BlockingCollectives::connect(
     throw;
   } catch (const std::exception& e) {
     throw DistBackendError(fmt::format(
-        "ProcessGroupGloo: rank {} of {} could not connect the blocking all-reduce's pairs: {}",
+        "ProcessGroupGloo: rank {} of {} could not connect the blocking collectives' pairs: {}",
         rank, size, e.what()));
   }
   return result;
@@ -224,16 +263,16 @@ void BlockingCollectives::allreduce(const Tensor& buffer, ReduceOp op, uint32_t 
   }
 }
 
+bool BlockingCollectives::takes_broadcast(size_t bytes) const {
+  return group_size_ == 2 || bytes <= kMaxOneToAllBytes;
+}
+
 void BlockingCollectives::broadcast(const Tensor& buffer, int root, uint32_t tag) {
   g_broadcasts.fetch_add(1, std::memory_order_relaxed);
   const auto& context = contexts_[tag % contexts_.size()];
   try {
-    // As bytes, in one message: the root writes to each rank after that rank's clear-to-send,
-    // so there is always a reader (no bound on its size, unlike the all-reduce's).
-    select_slots(*context, tag, 0);
-    auto* data = static_cast<uint8_t*>(buffer.data_ptr());
-    gloo::BroadcastOneToAll<uint8_t> algorithm(context, {data}, buffer.nbytes(), root);
-    algorithm.run();
+    one_to_all(*context, static_cast<uint8_t*>(buffer.data_ptr()), buffer.nbytes(), root,
+               first_slot(*context, tag, 0));
   } catch (const gloo::EnforceNotMet& e) {
     throw_unpaired(e);
   }

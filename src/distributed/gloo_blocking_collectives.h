@@ -17,8 +17,12 @@
 // smallest net.core.wmem_max (Gloo asks for a send buffer as large as the message; the kernel
 // grants up to twice wmem_max, the slack covering its per-packet bookkeeping) and, where it is
 // set, net.ipv4.tcp_notsent_lowat (the kernel holds a write while that much is unsent); larger
-// tensors are reduced in pieces. The broadcast needs no such bound: each receiver reads its one
-// message, asked for by its clear-to-send, so the root's blocking write always has a reader.
+// tensors are reduced in pieces. (A write can also find the tail of an earlier broadcast still
+// in the socket: its reader drains that whatever it is doing, so the write goes on.) The
+// broadcast needs no such bound: each receiver reads its one message, asked for by its
+// clear-to-send, so the root's blocking write always has a reader. It runs on 2 ranks, and on
+// more for messages up to 64 KiB: its root sends W - 1 copies in turn, Gloo's own broadcast a
+// tree of log2 W rounds.
 //
 // Broadcast, 2 ranks on loopback, 2-core Zen 5 VM (ember_compare_collectives, medians of 7
 // repetitions, A/B interleaved twice): 4 B 86-100 -> 43-44 us on these pairs; 721 KiB and 4 MiB
@@ -45,7 +49,8 @@ namespace distributed {
 
 class SlottedContext;
 
-/// The variable that lowers the blocking all-reduce's message limit (0 turns it off).
+/// The variable that lowers the blocking all-reduce's message limit (0 turns the blocking
+/// collectives off, the broadcast too).
 constexpr const char* kBlockingMessageBytesVar = "EMBER_GLOO_BLOCKING_MESSAGE_BYTES";
 
 class BlockingCollectives {
@@ -59,7 +64,7 @@ class BlockingCollectives {
                                                       const GlooContexts& async, int rank, int size,
                                                       std::chrono::milliseconds timeout);
 
-  /// Whether run() takes an all-reduce of this dtype (any op, AVG as SUM; any size: sizes are
+  /// Whether allreduce() takes an all-reduce of this dtype (any op, AVG as SUM; any size: sizes are
   /// cut into pieces).
   static bool accepts(ScalarType dtype);
 
@@ -68,15 +73,21 @@ class BlockingCollectives {
   /// throws (a peer gone, a timeout, calls that do not pair up).
   void allreduce(const Tensor& buffer, ReduceOp op, uint32_t tag);
 
+  /// Whether broadcast() takes a broadcast of `bytes` (every rank gives the same answer).
+  bool takes_broadcast(size_t bytes) const;
+
   /// Broadcasts the contiguous `buffer` (any dtype, not empty) from group rank `root`, on the
-  /// context and slot the collective's `tag` selects. Throws what Gloo throws.
+  /// context and slots the collective's `tag` selects. Throws what Gloo throws (as allreduce;
+  /// ranks that name different roots do not pair up).
   void broadcast(const Tensor& buffer, int root, uint32_t tag);
 
  private:
-  explicit BlockingCollectives(size_t max_message_bytes) : max_message_bytes_(max_message_bytes) {}
+  BlockingCollectives(size_t max_message_bytes, int group_size)
+      : max_message_bytes_(max_message_bytes), group_size_(group_size) {}
 
   std::vector<std::shared_ptr<SlottedContext>> contexts_;
   size_t max_message_bytes_;
+  int group_size_;
 };
 
 /// All-reduces (and their pieces) and broadcasts this process has run on the blocking path (tests

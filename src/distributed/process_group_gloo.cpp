@@ -96,7 +96,7 @@ class ProcessGroupGloo final : public ProcessGroup {
     check_rank(name, "src", root);
     Staged s(tensor);
     return enqueue(name, [this, s, root](uint32_t tag) {
-      if (s.buffer.numel() > 0 && blocking_) {
+      if (s.buffer.numel() > 0 && blocking_ && blocking_->takes_broadcast(s.buffer.nbytes())) {
         blocking_->broadcast(s.buffer, root, tag);
       } else if (s.buffer.numel() > 0) {
         gloo::BroadcastOptions opts(context_for(tag));

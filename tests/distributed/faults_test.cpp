@@ -128,6 +128,21 @@ EMBER_DIST_WORKER(mismatched_all_reduce) {
       std::chrono::seconds(5));
 }
 
+// Broadcasts that name different roots: each rank waits for the other's data, and reads the
+// other's clear-to-send. On the blocking path that message is for a slot no call registered, so
+// both fail at once (Gloo's own one-to-all took it as the data and went on, 4 bytes zeroed).
+EMBER_DIST_WORKER(mismatched_broadcast_roots) {
+  dist::init_process_group("gloo", "env://", -1, -1, std::chrono::seconds(30));
+  dist::barrier();
+  const int rank = dist::get_rank();
+  expect_dist_error_within(
+      [rank] {
+        auto t = ember::ones({16});
+        dist::broadcast(t, 1 - rank);
+      },
+      std::chrono::seconds(5));
+}
+
 EMBER_DIST_WORKER(init_expecting_failure) {
   expect_dist_error_within(
       [] { dist::init_process_group("gloo", "env://", -1, -1, std::chrono::seconds(2)); },
@@ -161,6 +176,12 @@ TEST(DistFaults, CallsThatDoNotPairUpFailOnEveryRank) {
               exits[1].output.find("do not pair up") != std::string::npos)
       << exits[0].output << "\n"
       << exits[1].output;
+}
+
+TEST(DistFaults, BroadcastsNamingDifferentRootsFailOnEveryRank) {
+  auto exits = dist_test::run_ranks({"mismatched_broadcast_roots", 2, std::chrono::seconds(30)});
+  expect_failed_with(exits[0], 0, "do not pair up");
+  expect_failed_with(exits[1], 1, "do not pair up");
 }
 
 TEST(DistFaults, AFailureMakesTheGroupFailFastAfterwards) {
