@@ -85,6 +85,12 @@ int listen_loopback(int backlog, int* port) {
   return fd;
 }
 
+bool blocking_collectives_possible() {
+  std::ifstream in("/proc/sys/net/core/wmem_max");
+  unsigned long long value = 0;
+  return (in >> value) && value >= 64;
+}
+
 int free_port() {
   int port = 0;
   const int fd = listen_loopback(-1, &port);

@@ -58,6 +58,11 @@ int listen_loopback(int backlog, int* port);
 /// A TCP port on 127.0.0.1 that was free a moment ago.
 int free_port();
 
+/// Whether the Gloo group's blocking collectives can run on this machine
+/// (src/distributed/gloo_blocking_collectives.h: they need a readable net.core.wmem_max of at
+/// least 64 bytes). Tests that expect them skip where it is false.
+bool blocking_collectives_possible();
+
 /// Worker side: this rank and the job's size, from the environment.
 int env_rank();
 int env_world_size();
