@@ -116,14 +116,18 @@ void index_put_(const Tensor& self, ArrayRef<TensorIndex> indices, const Tensor&
 void index_select(const Tensor& result, const Tensor& self, int64_t dim, const Tensor& index) {
   record("IndexSelectBackward0", result, edges_of(self),
          [sizes = DimVector(self.sizes()), dim, index = save(index)](const Tensor& grad) {
-           return zeros(sizes, grad.options()).index_add(dim, index.unpack(), grad);
+           Tensor grad_self = zeros(sizes, grad.options());
+           grad_self.index_add_(dim, index.unpack(), grad);  // in place: no clone of the zeros
+           return grad_self;
          });
 }
 
 void gather(const Tensor& result, const Tensor& self, int64_t dim, const Tensor& index) {
   record("GatherBackward0", result, edges_of(self),
          [sizes = DimVector(self.sizes()), dim, index = save(index)](const Tensor& grad) {
-           return zeros(sizes, grad.options()).scatter_add(dim, index.unpack(), grad);
+           Tensor grad_self = zeros(sizes, grad.options());
+           grad_self.scatter_add_(dim, index.unpack(), grad);  // in place: no clone of the zeros
+           return grad_self;
          });
 }
 

@@ -34,7 +34,9 @@ Tensor value_selecting_backward(const Tensor& grad, int64_t dim, const Tensor& i
   if (sizes.empty()) return grad;  // a 0-dim input selects itself
   Tensor g = keepdim ? grad : grad.unsqueeze(dim);
   Tensor idx = keepdim ? indices : indices.unsqueeze(dim);
-  return zeros(sizes, g.options()).scatter(dim, idx, g);
+  Tensor grad_self = zeros(sizes, g.options());
+  grad_self.scatter_(dim, idx, g);  // in place: the out-of-place form would clone the zeros
+  return grad_self;
 }
 
 void sum(const Tensor& result, const Tensor& self, uint64_t mask, bool keepdim) {

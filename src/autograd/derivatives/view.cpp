@@ -82,8 +82,8 @@ void strided_view(const char* node_name, const Tensor& result, const Tensor& sel
            Tensor positions = arange(storage_numel, TensorOptions().dtype(kLong))
                                   .as_strided(out.sizes, out.strides, out.offset)
                                   .reshape({-1});
-           Tensor storage_grad =
-               zeros({storage_numel}, grad.options()).index_add(0, positions, grad.reshape({-1}));
+           Tensor storage_grad = zeros({storage_numel}, grad.options());
+           storage_grad.index_add_(0, positions, grad.reshape({-1}));
            return storage_grad.as_strided(in.sizes, in.strides, in.offset);
          });
 }

@@ -106,7 +106,9 @@ Tensor scatter_rows(const Tensor& src, const Tensor& idx, const Tensor& src_row,
     // Differentiable in src and coef (create_graph).
     Tensor g = src_row.defined() ? src.index_select(0, src_row) : src;
     if (coef.defined()) g = g * coef.to(src.dtype()).unsqueeze(1);
-    return zeros({num_rows, d}, src.options()).index_add(0, idx, g);
+    Tensor rows = zeros({num_rows, d}, src.options());
+    rows.index_add_(0, idx, g);  // in place: the out-of-place form would clone the zeros
+    return rows;
   }
   // float16/bfloat16 gradients are summed in float32 and rounded once.
   const ScalarType acc = src.dtype() == kDouble ? kDouble : kFloat;
