@@ -104,6 +104,8 @@ inline void optim_prefetch_param_for_write(const OptimTensor& t, int64_t i, int6
   constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(T));
   T* const param = static_cast<T*>(t.param);
   for (int64_t j = i; j < end; j += kLine) __builtin_prefetch(param + j, 1, 3);
+  // A block that starts inside a line ends inside one the loop above stepped over.
+  if (end > i) __builtin_prefetch(param + end - 1, 1, 3);
 }
 
 /// Elements [lo, hi) of one tensor through variant V of Step: block by block, the first stage,
