@@ -243,6 +243,11 @@ std::unique_ptr<BlockingCollectives> BlockingCollectives::connect(
   return result;
 }
 
+size_t blocking_message_limit_here() {
+  size_t value = 0;
+  return parse_bytes(local_message_limit(), &value) ? value : 0;
+}
+
 bool BlockingCollectives::accepts(ScalarType dtype) {
   return visit_blocking_dtype(dtype, [](auto*) {});
 }

@@ -99,5 +99,10 @@ struct BlockingCounts {
 };
 EMBER_API BlockingCounts blocking_counts();
 
+/// This process's bound on one blocking message (net.core.wmem_max, tcp_notsent_lowat and
+/// EMBER_GLOO_BLOCKING_MESSAGE_BYTES, as it publishes it at group creation): 0 when the blocking
+/// collectives are off here. Tests skip what expects the path where it is 0.
+EMBER_API size_t blocking_message_limit_here();
+
 }  // namespace distributed
 }  // namespace ember

@@ -127,23 +127,20 @@ void expect_job(int world, const std::string& expect, const std::string& all = "
 // Small pieces (64-byte messages), so a few elements already take many: every op, dtype and
 // size through the blocking path.
 TEST(DistBlockingAllreduce, EveryOpInPiecesOnTwoRanks) {
-  if (!dist_test::blocking_collectives_possible())
-    GTEST_SKIP() << "net.core.wmem_max unreadable or under 64 bytes: no blocking collectives here";
+  EMBER_SKIP_WITHOUT_BLOCKING_COLLECTIVES();
   expect_job(2, "pieces:64", "64");
 }
 
 // Four ranks: two exchange steps per phase, pieces rounded down to a multiple of the group (72
 // bytes: 18 doubles -> 16), tensors smaller than the group.
 TEST(DistBlockingAllreduce, EveryOpInPiecesOnFourRanks) {
-  if (!dist_test::blocking_collectives_possible())
-    GTEST_SKIP() << "net.core.wmem_max unreadable or under 64 bytes: no blocking collectives here";
+  EMBER_SKIP_WITHOUT_BLOCKING_COLLECTIVES();
   expect_job(4, "pieces:72", "72");
 }
 
 // The default limit (the smallest wmem_max and 1 MiB): a 6 MiB tensor goes in pieces.
 TEST(DistBlockingAllreduce, DefaultLimitOnTwoAndFourRanks) {
-  if (!dist_test::blocking_collectives_possible())
-    GTEST_SKIP() << "net.core.wmem_max unreadable or under 64 bytes: no blocking collectives here";
+  EMBER_SKIP_WITHOUT_BLOCKING_COLLECTIVES();
   expect_job(2, "taken");
   expect_job(4, "taken");
 }
@@ -151,8 +148,7 @@ TEST(DistBlockingAllreduce, DefaultLimitOnTwoAndFourRanks) {
 // The group takes its smallest limit: rank 1 allows 128-byte messages, rank 0 only 64, and
 // both cut the pieces rank 0's way (else their calls would not pair up).
 TEST(DistBlockingAllreduce, TheGroupTakesTheSmallestLimit) {
-  if (!dist_test::blocking_collectives_possible())
-    GTEST_SKIP() << "net.core.wmem_max unreadable or under 64 bytes: no blocking collectives here";
+  EMBER_SKIP_WITHOUT_BLOCKING_COLLECTIVES();
   expect_job(2, "pieces:64", "", {{0, "64"}, {1, "128"}});
 }
 

@@ -102,8 +102,7 @@ using dist_blocking_broadcast_test::expect_broadcast_job;
 
 // Every dtype from every root, on 2 and 4 ranks (there the 6 MiB one takes Gloo's tree).
 TEST(DistBlockingBroadcast, EveryDtypeFromEveryRoot) {
-  if (!dist_test::blocking_collectives_possible())
-    GTEST_SKIP() << "net.core.wmem_max unreadable or under 64 bytes: no blocking collectives here";
+  EMBER_SKIP_WITHOUT_BLOCKING_COLLECTIVES();
   expect_broadcast_job(2, "taken");
   expect_broadcast_job(4, "taken");
 }

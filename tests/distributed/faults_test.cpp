@@ -168,8 +168,7 @@ TEST(DistFaults, APeerThatHangsTimesTheCollectiveOut) {
 }
 
 TEST(DistFaults, CallsThatDoNotPairUpFailOnEveryRank) {
-  if (!dist_test::blocking_collectives_possible())
-    GTEST_SKIP() << "net.core.wmem_max unreadable or under 64 bytes: no blocking collectives here";
+  EMBER_SKIP_WITHOUT_BLOCKING_COLLECTIVES();
   auto exits = dist_test::run_ranks({"mismatched_all_reduce", 2, std::chrono::seconds(30)});
   expect_failed_with(exits[0], 0, "all_reduce (Gloo, rank 0 of 2) failed");
   expect_failed_with(exits[1], 1, "all_reduce (Gloo, rank 1 of 2) failed");
@@ -181,8 +180,7 @@ TEST(DistFaults, CallsThatDoNotPairUpFailOnEveryRank) {
 }
 
 TEST(DistFaults, BroadcastsNamingDifferentRootsFailOnEveryRank) {
-  if (!dist_test::blocking_collectives_possible())
-    GTEST_SKIP() << "net.core.wmem_max unreadable or under 64 bytes: no blocking collectives here";
+  EMBER_SKIP_WITHOUT_BLOCKING_COLLECTIVES();
   auto exits = dist_test::run_ranks({"mismatched_broadcast_roots", 2, std::chrono::seconds(30)});
   expect_failed_with(exits[0], 0, "do not pair up");
   expect_failed_with(exits[1], 1, "do not pair up");

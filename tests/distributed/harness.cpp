@@ -18,6 +18,8 @@
 
 #include <gtest/gtest.h>
 
+#include "src/distributed/gloo_blocking_collectives.h"
+
 extern char** environ;
 
 namespace dist_test {
@@ -86,9 +88,7 @@ int listen_loopback(int backlog, int* port) {
 }
 
 bool blocking_collectives_possible() {
-  std::ifstream in("/proc/sys/net/core/wmem_max");
-  unsigned long long value = 0;
-  return (in >> value) && value >= 64;
+  return ember::distributed::blocking_message_limit_here() > 0;
 }
 
 int free_port() {

@@ -58,10 +58,18 @@ int listen_loopback(int backlog, int* port);
 /// A TCP port on 127.0.0.1 that was free a moment ago.
 int free_port();
 
-/// Whether the Gloo group's blocking collectives can run on this machine
-/// (src/distributed/gloo_blocking_collectives.h: they need a readable net.core.wmem_max of at
-/// least 64 bytes). Tests that expect them skip where it is false.
+/// Whether the Gloo group's blocking collectives can run on this machine: the library's own
+/// bound on a message here (src/distributed/gloo_blocking_collectives.h, from net.core.wmem_max,
+/// tcp_notsent_lowat and EMBER_GLOO_BLOCKING_MESSAGE_BYTES) is not 0.
 bool blocking_collectives_possible();
+
+/// Skips the calling test where the blocking collectives cannot run (it expects them).
+#define EMBER_SKIP_WITHOUT_BLOCKING_COLLECTIVES()                                             \
+  do {                                                                                        \
+    if (!dist_test::blocking_collectives_possible())                                          \
+      GTEST_SKIP() << "no blocking collectives here (net.core.wmem_max unreadable or small, " \
+                      "or EMBER_GLOO_BLOCKING_MESSAGE_BYTES=0)";                              \
+  } while (0)
 
 /// Worker side: this rank and the job's size, from the environment.
 int env_rank();
