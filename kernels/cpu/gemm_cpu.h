@@ -35,6 +35,12 @@ EMBER_API void eigen_dgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, do
                            const double* a, int64_t lda, const double* b, int64_t ldb, double beta,
                            double* c, int64_t ldc);
 
+/// Whether a float32 product that goes to oneDNN, with B transposed or not (tb) and n columns,
+/// runs as one single-thread oneDNN product per thread on its own block of C's columns instead of
+/// oneDNN's own split over `threads` (gemm_blas.cpp says where that measured faster). Exported for
+/// tests/ops/gemm_provider_test.cpp.
+EMBER_API bool sgemm_splits_columns(bool tb, int64_t n, int threads);
+
 /// Keeps OpenMP (which oneDNN uses) at ember::get_num_threads() for calls from this thread.
 void sync_omp_threads();
 

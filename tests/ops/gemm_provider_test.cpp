@@ -91,4 +91,38 @@ TEST(GemmProvider, EigenDgemmMatchesReferenceForEveryLayout) {
       }
 }
 
+// float32 products with B transposed (nn::Linear's forward) run, on several threads, as one
+// single-thread product per thread on its own block of C's columns. Every column of every block
+// must be the product's: blocks of whole vectors and a ragged last one, A plain and transposed,
+// alpha and beta, checked against float64 with a tolerance scaled by each element's magnitude.
+TEST(GemmProvider, ColumnSplitProductsMatchFloat64) {
+  const int saved = ember::get_num_threads();
+  ember::set_num_threads(2);
+  for (int64_t n : {256, 300, 2048})
+    for (int64_t m : {7, 64})
+      for (bool ta : {false, true}) {
+        ASSERT_TRUE(ember::cpu::sgemm_splits_columns(true, n, 2)) << "n=" << n;
+        const int64_t k = 96;
+        ember::manual_seed(n * 10 + m + (ta ? 1 : 0));
+        const ember::Tensor x = ta ? ember::randn({k, m}).t() : ember::randn({m, k});
+        const ember::Tensor w = ember::randn({n, k});
+        const ember::Tensor c = ember::randn({m, n});
+        const double alpha = 1.5, beta = 0.5;
+        const ember::Tensor out = ember::addmm(c, x, w.t(), beta, alpha);
+        const ember::Tensor xd = x.to(ember::kDouble), wd = w.to(ember::kDouble),
+                            cd = c.to(ember::kDouble);
+        const ember::Tensor ref = cd * beta + xd.mm(wd.t()) * alpha;
+        const ember::Tensor mag = cd.abs() * beta + xd.abs().mm(wd.abs().t()) * alpha;
+        const ember::Tensor err = (out.to(ember::kDouble) - ref).abs();
+        const ember::Tensor bad =
+            err.gt(mag * (double(k + 2) * std::numeric_limits<float>::epsilon()));
+        EXPECT_EQ(bad.sum().item<int64_t>(), 0) << "m=" << m << " n=" << n << " ta=" << ta;
+      }
+  // One thread, or blocks under 128 columns each, keep oneDNN's own product.
+  EXPECT_FALSE(ember::cpu::sgemm_splits_columns(true, 2048, 1));
+  EXPECT_FALSE(ember::cpu::sgemm_splits_columns(true, 255, 2));
+  EXPECT_FALSE(ember::cpu::sgemm_splits_columns(false, 2048, 2));
+  ember::set_num_threads(saved);
+}
+
 }  // namespace gemm_provider_test
