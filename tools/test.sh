@@ -104,7 +104,7 @@ count_log "$fallback_log"
 echo "=== release: oneDNN under OMP_THREAD_LIMIT=1 [${SECONDS}s] ==="
 limit_status=0
 declare -A limit_filters=([test_nn]='ConvFunctional.*:LinearModule.*'
-  [test_ops]='LinalgMm.*:LinalgMmKernels.*')
+  [test_ops]='LinalgMm.*:LinalgMmKernels.*:GemmProvider.ColumnSplit*')
 for program in test_nn test_ops; do
   limit_log=build/ci/thread_limit_$program.log
   OMP_THREAD_LIMIT=1 timeout 900 build/ci/tests/$program --gtest_brief=1 \

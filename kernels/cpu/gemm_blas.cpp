@@ -127,30 +127,36 @@ void onednn_sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
 // columns (B's rows). 2 threads of a Zen 5 EPYC VM (peak 266 GFLOP/s per thread), best of 9 x 100
 // calls, GFLOP/s, oneDNN's split vs ours: m,n,k = 64,512,784 (the MLP's first layer) 319 vs 404;
 // 64,256,512: 215 vs 370; 2048,256,1024 (a Transformer's feed-forward out): 346 vs 461; 256³: 403
-// vs 461; 128³: 315 vs 372; 1024³: 472 vs 478; 700,1024,128: tied. Wider products than a few
-// thousand columns lose a little (700,10000,256: 480 vs 468), and so do blocks under 128 columns
-// (64,128,1024: 144 vs 143, where one thread alone does 162): both keep oneDNN's split. The
-// other transpositions measured the same either way.
+// vs 461; 1024³: 472 vs 478; 700,1024,128: tied. Blocks of 64 columns gain less or nothing
+// (128³: 315 vs 372, but 64,128,1024: 144 vs 143, where one thread alone does 162), and blocks of
+// 5000 lose a little (700,10000,256: 480 vs 468): so 128 to 1024 columns per thread, the range
+// measured to win (on 2 threads only); outside it oneDNN splits. The other transpositions
+// measured the same either way.
 constexpr int64_t kSplitMinColumnsPerThread = 128;
-constexpr int64_t kSplitMaxColumns = 2048;
+constexpr int64_t kSplitMaxColumnsPerThread = 1024;
 
 }  // namespace
 
 bool sgemm_splits_columns(bool tb, int64_t n, int threads) {
-  return tb && threads > 1 && n >= kSplitMinColumnsPerThread * threads && n <= kSplitMaxColumns;
+  return tb && threads > 1 && n >= kSplitMinColumnsPerThread * threads &&
+         n <= kSplitMaxColumnsPerThread * threads;
 }
 
 namespace {
 
+// The start of thread t's block of C's n columns: even shares, rounded down to whole 16-float
+// vectors (so the blocks differ by at most 16 columns).
+int64_t split_column_start(int64_t t, int64_t n, int threads) {
+  return t == threads ? n : t * n / threads / 16 * 16;
+}
+
 void sgemm_split_columns(bool ta, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                          int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                          int64_t ldc, int threads) {
-  // Blocks of whole 16-float vectors, so no thread's columns share a cache line of C with another
-  // thread's except at a row's ends.
-  const int64_t per = (n / threads + 15) / 16 * 16;
   parallel_for(0, threads, 1, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
-      const int64_t n0 = std::min(n, t * per), n1 = t + 1 == threads ? n : std::min(n, n0 + per);
+      const int64_t n0 = split_column_start(t, n, threads);
+      const int64_t n1 = split_column_start(t + 1, n, threads);
       // Inside this parallel region oneDNN runs each product on the calling thread alone.
       if (n1 > n0)
         onednn_sgemm(ta, true, m, n1 - n0, k, alpha, a, lda, b + n0 * ldb, ldb, beta, c + n0, ldc);
@@ -163,7 +169,9 @@ void blas_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, c
   if (openblas_core_is_fallback() || prefer_onednn(ta, tb, m, n, k) ||
       !fits_blasint({m, n, k, lda, ldb, ldc})) {
     sync_omp_threads();
-    const int threads = omp_in_parallel() ? 1 : get_num_threads();
+    // OpenMP's team, which sync_omp_threads keeps at Ember's thread count within OpenMP's limit:
+    // more blocks than threads would run some one after another.
+    const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
     if (sgemm_splits_columns(tb, n, threads)) {
       sgemm_split_columns(ta, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, threads);
       return;

@@ -91,22 +91,34 @@ TEST(GemmProvider, EigenDgemmMatchesReferenceForEveryLayout) {
       }
 }
 
+// Restores Ember's thread count when a test leaves, by an ASSERT too.
+struct GemmProviderThreadsGuard {
+  int saved = ember::get_num_threads();
+  ~GemmProviderThreadsGuard() { ember::set_num_threads(saved); }
+};
+
 // float32 products with B transposed (nn::Linear's forward) run, on several threads, as one
 // single-thread product per thread on its own block of C's columns. Every column of every block
-// must be the product's: blocks of whole vectors and a ragged last one, A plain and transposed,
-// alpha and beta, checked against float64 with a tolerance scaled by each element's magnitude.
+// must be the product's: first, middle and last blocks, ragged widths, A plain and transposed, B
+// with a leading dimension wider than k, alpha and beta, checked against float64 with a tolerance
+// scaled by each element's magnitude.
 TEST(GemmProvider, ColumnSplitProductsMatchFloat64) {
-  const int saved = ember::get_num_threads();
-  ember::set_num_threads(2);
-  for (int64_t n : {256, 300, 2048})
+  GemmProviderThreadsGuard guard;
+  struct Case {
+    int threads;
+    int64_t n;
+  };
+  for (const Case cs : {Case{2, 256}, Case{2, 300}, Case{2, 2048}, Case{3, 400}, Case{10, 1290}}) {
+    ember::set_num_threads(cs.threads);
     for (int64_t m : {7, 64})
       for (bool ta : {false, true}) {
-        ASSERT_TRUE(ember::cpu::sgemm_splits_columns(true, n, 2)) << "n=" << n;
+        ASSERT_TRUE(ember::cpu::sgemm_splits_columns(true, cs.n, cs.threads))
+            << "threads=" << cs.threads << " n=" << cs.n;
         const int64_t k = 96;
-        ember::manual_seed(n * 10 + m + (ta ? 1 : 0));
+        ember::manual_seed(cs.n * 10 + m + (ta ? 1 : 0));
         const ember::Tensor x = ta ? ember::randn({k, m}).t() : ember::randn({m, k});
-        const ember::Tensor w = ember::randn({n, k});
-        const ember::Tensor c = ember::randn({m, n});
+        const ember::Tensor w = ember::randn({cs.n, k + 5}).narrow(1, 0, k);
+        const ember::Tensor c = ember::randn({m, cs.n});
         const double alpha = 1.5, beta = 0.5;
         const ember::Tensor out = ember::addmm(c, x, w.t(), beta, alpha);
         const ember::Tensor xd = x.to(ember::kDouble), wd = w.to(ember::kDouble),
@@ -116,13 +128,15 @@ TEST(GemmProvider, ColumnSplitProductsMatchFloat64) {
         const ember::Tensor err = (out.to(ember::kDouble) - ref).abs();
         const ember::Tensor bad =
             err.gt(mag * (double(k + 2) * std::numeric_limits<float>::epsilon()));
-        EXPECT_EQ(bad.sum().item<int64_t>(), 0) << "m=" << m << " n=" << n << " ta=" << ta;
+        EXPECT_EQ(bad.sum().item<int64_t>(), 0)
+            << "threads=" << cs.threads << " m=" << m << " n=" << cs.n << " ta=" << ta;
       }
-  // One thread, or blocks under 128 columns each, keep oneDNN's own product.
+  }
+  // One thread, blocks under 128 or over 1024 columns, or B not transposed keep oneDNN's product.
   EXPECT_FALSE(ember::cpu::sgemm_splits_columns(true, 2048, 1));
   EXPECT_FALSE(ember::cpu::sgemm_splits_columns(true, 255, 2));
+  EXPECT_FALSE(ember::cpu::sgemm_splits_columns(true, 2049, 2));
   EXPECT_FALSE(ember::cpu::sgemm_splits_columns(false, 2048, 2));
-  ember::set_num_threads(saved);
 }
 
 }  // namespace gemm_provider_test
