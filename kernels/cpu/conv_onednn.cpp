@@ -208,17 +208,33 @@ ConvDescs forward_asks(ConvDescs d, const ConvParams& p) {
 }
 
 // What the backward-weights primitive is asked for. With plain (NC...) activations of 16 and more
-// input channels, x and dy are asked for channels-last, reordered into it: oneDNN's backward
-// weights over channels-last (jit:avx512_core) beats the blocked one by more than the two
-// reorders cost, while forward and backward data do better blocked. LeNet's second layer (x [64,
-// 32, 12, 12], w [64, 32, 5, 5]), one thread of this Intel Xeon (AVX-512, AMX; ONEDNN_VERBOSE):
-// blocked 2.92 ms + reorders 0.07 + 0.07, channels-last 2.47 ms + 0.07 + 0.09; the LeNet SGD
-// step, A/B interleaved 4 times: 12.2 -> 11.8 ms. BENCHMARKS.md §4's L2 (3x3, padded) gains less
-// in the primitive than its larger reorders cost back: forward + backward 173.3 -> 172.4
-// GFLOP/s, within this machine's noise.
+// input channels, x and dy may be asked for channels-last, reordered into it: oneDNN's backward
+// weights over channels-last (jit:avx512_core) beats the blocked one when the output is small or
+// the kernel large, by more than its reorders (oneDNN's slower jit:uni ones) cost over the blocked
+// reorders. One Zen 5 thread, raw oneDNN, hot caches, ms: primitive channels-last vs blocked, then
+// the reorders of x and dy into each, (n, ic, oc, h, k, pad):
+//   64, 32, 64, 12, 5, 0 (LeNet's second layer, 8x8 out):  1.696 vs 2.035; 0.136 vs 0.042
+//   16, 128, 128, 8, 3, 1 (8x8 out):                     1.050 vs 1.275; 0.063 vs 0.016
+//   32, 64, 128, 16, 5, 2 (5x5 kernel):                  12.22 vs 12.87; 0.399 vs 0.125
+//   32, 64, 128, 16, 3, 1 (BENCHMARKS.md §4's L2):        4.894 vs 4.876; 0.409 vs 0.119
+//   64, 32, 64, 12, 3, 1:                                1.323 vs 1.372; 0.210 vs 0.067
+//   32, 32, 64, 28, 3, 1:                                3.671 vs 3.789; 0.579 vs 0.180
+//   16, 256, 256, 14, 3, 1:                              15.06 vs 15.23; 0.571 vs 0.124
+// So 2-d convolutions ask for channels-last when the output is at most 8 wide or the kernel has
+// 25 taps or more (the first three), else blocked. On the Intel Xeon of BENCHMARKS.md the two
+// that were measured agree: LeNet's second layer 2.92 ms blocked against 2.47 channels-last, L2
+// a little faster blocked. In place, A/B interleaved on Zen 5: L2 forward + backward, one thread,
+// 202-217 -> 215-229 GFLOP/s; two threads unchanged. 1-d and 3-d convolutions, not measured,
+// keep channels-last from 16 input channels.
+bool backward_weights_prefers_channels_last(const ConvParams& p) {
+  if (p.channels_last || p.groups != 1 || p.ic < 16) return false;
+  if (p.spatial != 2) return true;
+  return p.out[1] <= 8 || p.k[0] * p.k[1] >= 25;
+}
+
 ConvDescs backward_weights_asks(ConvDescs d, const ConvParams& p) {
   static const Tag kLast[] = {Tag::nwc, Tag::nhwc, Tag::ndhwc};
-  if (!p.channels_last && p.groups == 1 && p.ic >= 16) {
+  if (backward_weights_prefers_channels_last(p)) {
     d.x_ask = memory::desc(d.x.dims(), d.x.data_type(), kLast[p.spatial - 1]);
     d.y_ask = memory::desc(d.y.dims(), d.y.data_type(), kLast[p.spatial - 1]);
   }

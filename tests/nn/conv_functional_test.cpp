@@ -229,6 +229,41 @@ TEST(ConvFunctional, Float64DirectLoopsAgreeWithOneDnnFloat32) {
   expect_close(y32, y64.to(kFloat), 1e-4, 1e-4, "float32 vs float64");
 }
 
+// The weight and bias gradients of plain (NCHW) float32 inputs with 16+ channels, through both
+// layouts the oneDNN backward-weights primitive is asked for (kernels/cpu/conv_onednn.cpp): an
+// output at most 8 wide (channels-last), a 5x5 kernel (channels-last) and a 3x3 kernel over a
+// 16-wide output (blocked), against the float64 loops, within float32 rounding of Σ|x|·|dy|.
+TEST(ConvFunctional, WeightGradientsOfEveryLayoutMatchFloat64) {
+  struct Case {
+    Shape x, w;
+    int64_t pad;
+  };
+  for (const Case& c :
+       {Case{{4, 16, 12, 12}, {8, 16, 5, 5}, 0}, Case{{2, 16, 20, 20}, {8, 16, 5, 5}, 2},
+        Case{{2, 16, 16, 16}, {8, 16, 3, 3}, 1}}) {
+    manual_seed(11);
+    const Tensor x = randn(c.x, kDouble), w0 = randn(c.w, kDouble), b0 = randn({c.w[0]}, kDouble);
+    const Tensor w64 = w0.clone().set_requires_grad(true), b64 = b0.clone().set_requires_grad(true);
+    const Tensor y64 = conv2d(x, w64, b64, {1, 1}, {c.pad, c.pad});
+    const Tensor g = randn(y64.sizes(), kDouble);
+    y64.backward(g);
+    const Tensor w32 = w0.to(kFloat).set_requires_grad(true),
+                 b32 = b0.to(kFloat).set_requires_grad(true);
+    conv2d(x.to(kFloat), w32, b32, {1, 1}, {c.pad, c.pad}).backward(g.to(kFloat));
+    // Σ|x|·|dy| per weight, the scale of the rounding: the weight gradient of |x| against |dy|.
+    const Tensor wa = w0.clone().set_requires_grad(true);
+    conv2d(x.abs(), wa, Tensor(), {1, 1}, {c.pad, c.pad}).backward(g.abs());
+    const double eps = 1.2e-7;
+    const Tensor w_bad =
+        (w32.grad().to(kDouble) - w64.grad()).abs().gt(wa.grad() * (64 * eps) + 1e-30);
+    EXPECT_EQ(w_bad.sum().item<int64_t>(), 0) << "x " << ::testing::PrintToString(c.x);
+    const Tensor b_bad = (b32.grad().to(kDouble) - b64.grad())
+                             .abs()
+                             .gt(g.abs().sum(std::vector<int64_t>{0, 2, 3}) * (64 * eps));
+    EXPECT_EQ(b_bad.sum().item<int64_t>(), 0) << "x " << ::testing::PrintToString(c.x);
+  }
+}
+
 TEST(ConvFunctional, SingleInputChannelKernelMatchesFloat64) {
   // float32 convolutions with one input channel, stride 1 and no padding take the direct kernel
   // of kernels/cpu/conv_c1.h on AVX-512 CPUs (forward and weight gradient); the float64 loops
