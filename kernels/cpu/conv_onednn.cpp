@@ -225,7 +225,7 @@ ConvDescs forward_asks(ConvDescs d, const ConvParams& p) {
 // that were measured agree: LeNet's second layer 2.92 ms blocked against 2.47 channels-last, L2
 // a little faster blocked. In place, A/B interleaved on Zen 5: L2 forward + backward, one thread,
 // 202-217 -> 215-229 GFLOP/s; two threads unchanged. 1-d and 3-d convolutions, not measured,
-// keep channels-last from 16 input channels.
+// keep channels-last from 16 input channels. Strides above 1 and bfloat16 were not measured.
 bool backward_weights_prefers_channels_last(const ConvParams& p) {
   if (p.channels_last || p.groups != 1 || p.ic < 16) return false;
   if (p.spatial != 2) return true;
