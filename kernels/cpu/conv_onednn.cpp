@@ -199,9 +199,30 @@ dnnl::convolution_forward::primitive_desc conv_forward_pd(const ConvDescs& d, bo
 // 17.2 -> 16.5 ms, L1 forward 52-68 -> 77-80 GFLOP/s, L2 unchanged within noise). The input
 // stays oneDNN's choice (a 1-channel input blocked by 16 would be 16 times larger). AVX2 CPUs
 // (8-wide) keep oneDNN's choice: not measured there.
+//
+// Except for small float32 2-d outputs (at most 16 wide) of 16+ input channels: there brgconv
+// over channels-last x and y gains more than its reorders (oneDNN's jit:uni, slower than the
+// blocked ones) cost. One Zen 5 thread, in place (ONEDNN_VERBOSE), primitive + reorders of x and
+// y, blocked vs channels-last: LeNet's second layer 2.023 + 0.047 + 0.049 vs 1.785 + 0.087 +
+// 0.081 ms; BENCHMARKS.md §4's L2 5.042 + 0.120 + 0.214 vs 4.690 + 0.235 + 0.333 ms. Hot, in a
+// lab program, (n, ic, oc, h, k): (16, 256, 256, 14, 3) 15.16 + 0.12 vs 13.58 + 0.57 ms; (16, 128,
+// 128, 8, 3) 1.16 + 0.02 vs 0.98 + 0.06; but the wider (32, 32, 64, 28, 3) 3.70 + 0.18 vs 3.57 +
+// 0.58, where the larger reorders win back more than the primitive gains. A/B interleaved in
+// place, 3 pairs: L2 forward, one thread, 224-228 -> 231-235 GFLOP/s, two threads unchanged;
+// the LeNet step and CNN epoch gain less than this VM's noise.
+bool forward_prefers_channels_last(const ConvDescs& d, const ConvParams& p) {
+  return !p.channels_last && p.spatial == 2 && p.groups == 1 && p.ic >= 16 && p.out[1] <= 16 &&
+         d.x.data_type() == memory::data_type::f32;
+}
+
 ConvDescs forward_asks(ConvDescs d, const ConvParams& p) {
   static const Tag kBlocked[] = {Tag::nCw16c, Tag::nChw16c, Tag::nCdhw16c};
   static const bool avx512 = dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core;
+  if (avx512 && forward_prefers_channels_last(d, p)) {
+    d.x_ask = memory::desc(d.x.dims(), d.x.data_type(), Tag::nhwc);
+    d.y_ask = memory::desc(d.y.dims(), d.y.data_type(), Tag::nhwc);
+    return d;
+  }
   if (!p.channels_last && avx512 && p.groups == 1 && p.oc % 16 == 0)
     d.y_ask = memory::desc(d.y.dims(), d.y.data_type(), kBlocked[p.spatial - 1]);
   return d;

@@ -229,12 +229,13 @@ TEST(ConvFunctional, Float64DirectLoopsAgreeWithOneDnnFloat32) {
   expect_close(y32, y64.to(kFloat), 1e-4, 1e-4, "float32 vs float64");
 }
 
-// The weight and bias gradients of plain (NCHW) float32 inputs with 16+ channels, through both
-// layouts the oneDNN backward-weights primitive is asked for (kernels/cpu/conv_onednn.cpp): a 3x3
-// kernel over an 8-wide output (channels-last), a 5x5 kernel over a 20-wide one (channels-last)
-// and a 3x3 kernel over a 16-wide one (blocked), against the float64 loops, within float32 rounding
-// of Σ|x|·|dy|.
-TEST(ConvFunctional, WeightGradientsOfEveryLayoutMatchFloat64) {
+// The outputs and the weight and bias gradients of plain (NCHW) float32 inputs with 16+ channels,
+// through both layouts each oneDNN primitive is asked for (kernels/cpu/conv_onednn.cpp): a 3x3
+// kernel over an 8-wide output (channels-last forward and backward weights), a 5x5 kernel over a
+// 20-wide one (blocked forward, channels-last backward weights) and a 3x3 kernel over a 16-wide one
+// (channels-last forward, blocked backward weights), against the float64 loops, within float32
+// rounding of Σ|x|·|w| and Σ|x|·|dy|.
+TEST(ConvFunctional, OutputsAndWeightGradientsOfEveryLayoutMatchFloat64) {
   struct Case {
     Shape x, w;
     int64_t pad;
@@ -250,7 +251,12 @@ TEST(ConvFunctional, WeightGradientsOfEveryLayoutMatchFloat64) {
     y64.backward(g);
     const Tensor w32 = w0.to(kFloat).set_requires_grad(true),
                  b32 = b0.to(kFloat).set_requires_grad(true);
-    conv2d(x.to(kFloat), w32, b32, {1, 1}, {c.pad, c.pad}).backward(g.to(kFloat));
+    const Tensor y32 = conv2d(x.to(kFloat), w32, b32, {1, 1}, {c.pad, c.pad});
+    y32.backward(g.to(kFloat));
+    // The forward too, within float32 rounding of Σ|x|·|w| + |b|.
+    const Tensor y_mag = conv2d(x.abs(), w0.abs(), b0.abs(), {1, 1}, {c.pad, c.pad});
+    const Tensor y_bad = (y32.detach().to(kDouble) - y64.detach()).abs().gt(y_mag * (64 * 1.2e-7));
+    EXPECT_EQ(y_bad.sum().item<int64_t>(), 0) << "x " << ::testing::PrintToString(c.x);
     // Σ|x|·|dy| per weight, the scale of the rounding: the weight gradient of |x| against |dy|.
     const Tensor wa = w0.clone().set_requires_grad(true);
     conv2d(x.abs(), wa, Tensor(), {1, 1}, {c.pad, c.pad}).backward(g.abs());

@@ -389,6 +389,13 @@ TEST(ConvolutionRelu, MatchesReluOfConvolution) {
   Tensor x3 = ember::randn({1, 2, 4, 4, 4}), w3 = ember::randn({3, 2, 2, 2, 2});
   expect_close(ember::convolution_relu(x3, w3, Tensor(), {1}, {0}, {1}, 1),
                ember::relu(ember::conv3d(x3, w3)), 1e-6, 1e-6, "3-d");
+  // 16 input channels into an 8-wide output: the channels-last (brgconv) forward with the ReLU
+  // post-op, against relu(conv) computed in float64.
+  Tensor x5 = ember::randn({2, 16, 8, 8}), w5 = ember::randn({8, 16, 3, 3}), b5 = ember::randn({8});
+  expect_close(
+      ember::convolution_relu(x5, w5, b5, {1}, {1}, {1}, 1),
+      ember::relu(ember::conv2d(x5.to(kDouble), w5.to(kDouble), b5.to(kDouble), 1, 1)).to(kFloat),
+      1e-5, 1e-5, "16 channels, channels-last forward");
   // An empty batch and a zero-channel input: relu(bias) / empty.
   Tensor b4 = ember::randn({4});
   Tensor y4 = ember::convolution_relu(ember::randn({2, 0, 5, 5}), ember::randn({4, 0, 3, 3}), b4,
