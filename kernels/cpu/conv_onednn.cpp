@@ -17,7 +17,8 @@
 // with a reorder in and out (into per-thread buffers kept between calls), which beats the plain
 // gemm path. Side by side at the same time, Debian's LibTorch 1.13.1: nchw 16.5-17 ms, channels-
 // last 10.4 ms; Ember: nchw 11.8 ms, channels-last 10.3 ms. On AVX-512 the forward output of NC...
-// tensors is asked for blocked (forward_asks below: the reorder back from it is the cheaper one).
+// tensors is asked for blocked (forward_asks below: the reorder back from it is the cheaper one),
+// except small float32 2-d outputs, which run brgconv over channels-last x and y.
 //
 // Primitives (and their reorders) are cached by everything they are specialised on (direction,
 // dtype, geometry, layout, bias) in one map behind a mutex: a training loop creates each once,
@@ -29,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 #include "kernels/cpu/conv_kernels.h"
@@ -209,16 +211,27 @@ dnnl::convolution_forward::primitive_desc conv_forward_pd(const ConvDescs& d, bo
 // 128, 8, 3) 1.16 + 0.02 vs 0.98 + 0.06; but the wider (32, 32, 64, 28, 3) 3.70 + 0.18 vs 3.57 +
 // 0.58, where the larger reorders win back more than the primitive gains. A/B interleaved in
 // place, 3 pairs: L2 forward, one thread, 224-228 -> 231-235 GFLOP/s, two threads unchanged;
-// the LeNet step and CNN epoch gain less than this VM's noise.
+// the LeNet step and CNN epoch gain less than this VM's noise. Every measured case had stride 1
+// (strided ones are left out: x's reorder grows with the stride). Should oneDNN pick anything but
+// brgconv for such an ask, conv_make asks again without it.
 bool forward_prefers_channels_last(const ConvDescs& d, const ConvParams& p) {
   return !p.channels_last && p.spatial == 2 && p.groups == 1 && p.ic >= 16 && p.out[1] <= 16 &&
-         d.x.data_type() == memory::data_type::f32;
+         p.stride[0] == 1 && p.stride[1] == 1 && d.x.data_type() == memory::data_type::f32;
 }
 
-ConvDescs forward_asks(ConvDescs d, const ConvParams& p) {
+// oneDNN 2.6's ISA values are bit sets, not an order (avx2_vnni, 0x407, is above avx512_core,
+// 0x27): AVX-512 is every bit of avx512_core.
+bool onednn_isa_has_avx512_core() {
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto core = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+  return (isa & core) == core;
+}
+
+// `channels_last_ok`: false once the channels-last ask gave something other than brgconv.
+ConvDescs forward_asks(ConvDescs d, const ConvParams& p, bool channels_last_ok = true) {
   static const Tag kBlocked[] = {Tag::nCw16c, Tag::nChw16c, Tag::nCdhw16c};
-  static const bool avx512 = dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core;
-  if (avx512 && forward_prefers_channels_last(d, p)) {
+  static const bool avx512 = onednn_isa_has_avx512_core();
+  if (avx512 && channels_last_ok && forward_prefers_channels_last(d, p)) {
     d.x_ask = memory::desc(d.x.dims(), d.x.data_type(), Tag::nhwc);
     d.y_ask = memory::desc(d.y.dims(), d.y.data_type(), Tag::nhwc);
     return d;
@@ -271,8 +284,14 @@ void conv_make(ConvEntry& entry, ConvDir dir, memory::data_type dt, const ConvPa
   switch (dir) {
     case ConvDir::Forward:
     case ConvDir::ForwardRelu: {
-      auto pd = conv_forward_pd(forward_asks(d, p), bias, dnnl::prop_kind::forward_inference, true,
-                                dir == ConvDir::ForwardRelu);
+      const bool relu = dir == ConvDir::ForwardRelu;
+      auto pd =
+          conv_forward_pd(forward_asks(d, p), bias, dnnl::prop_kind::forward_inference, true, relu);
+      // The channels-last ask was measured with brgconv only: anything else takes the usual asks.
+      if (pd.src_desc() != d.x && std::string(pd.impl_info_str()).rfind("brg", 0) != 0 &&
+          forward_prefers_channels_last(d, p))
+        pd = conv_forward_pd(forward_asks(d, p, false), bias, dnnl::prop_kind::forward_inference,
+                             true, relu);
       entry.scratchpad = pd.scratchpad_desc();
       entry.x.set(d.x, pd.src_desc(), false);
       entry.w.set(d.w, pd.weights_desc(), false);

@@ -231,8 +231,9 @@ TEST(ConvFunctional, Float64DirectLoopsAgreeWithOneDnnFloat32) {
 
 // The outputs and the weight and bias gradients of plain (NCHW) float32 inputs with 16+ channels,
 // through both layouts each oneDNN primitive is asked for (kernels/cpu/conv_onednn.cpp): a 3x3
-// kernel over an 8-wide output (channels-last forward and backward weights), a 5x5 kernel over a
-// 20-wide one (blocked forward, channels-last backward weights) and a 3x3 kernel over a 16-wide one
+// kernel over an 8-wide output of 8 channels (channels-last forward and backward weights, a
+// partial channel block), a 5x5 kernel over a 20-wide one of 16 channels (blocked forward output,
+// channels-last backward weights) and a 3x3 kernel over a 16-wide one of 16 channels
 // (channels-last forward, blocked backward weights), against the float64 loops, within float32
 // rounding of Σ|x|·|w| and Σ|x|·|dy|.
 TEST(ConvFunctional, OutputsAndWeightGradientsOfEveryLayoutMatchFloat64) {
@@ -241,8 +242,8 @@ TEST(ConvFunctional, OutputsAndWeightGradientsOfEveryLayoutMatchFloat64) {
     int64_t pad;
   };
   for (const Case& c :
-       {Case{{4, 16, 8, 8}, {8, 16, 3, 3}, 1}, Case{{2, 16, 20, 20}, {8, 16, 5, 5}, 2},
-        Case{{2, 16, 16, 16}, {8, 16, 3, 3}, 1}}) {
+       {Case{{4, 16, 8, 8}, {8, 16, 3, 3}, 1}, Case{{2, 16, 20, 20}, {16, 16, 5, 5}, 2},
+        Case{{2, 16, 16, 16}, {16, 16, 3, 3}, 1}}) {
     manual_seed(11);
     const Tensor x = randn(c.x, kDouble), w0 = randn(c.w, kDouble), b0 = randn({c.w[0]}, kDouble);
     const Tensor w64 = w0.clone().set_requires_grad(true), b64 = b0.clone().set_requires_grad(true);
