@@ -227,11 +227,16 @@ bool onednn_isa_has_avx512_core() {
   return (isa & core) == core;
 }
 
+bool forward_asks_channels_last(const ConvDescs& d, const ConvParams& p) {
+  static const bool avx512 = onednn_isa_has_avx512_core();
+  return avx512 && forward_prefers_channels_last(d, p);
+}
+
 // `channels_last_ok`: false once the channels-last ask gave something other than brgconv.
 ConvDescs forward_asks(ConvDescs d, const ConvParams& p, bool channels_last_ok = true) {
   static const Tag kBlocked[] = {Tag::nCw16c, Tag::nChw16c, Tag::nCdhw16c};
   static const bool avx512 = onednn_isa_has_avx512_core();
-  if (avx512 && channels_last_ok && forward_prefers_channels_last(d, p)) {
+  if (channels_last_ok && forward_asks_channels_last(d, p)) {
     d.x_ask = memory::desc(d.x.dims(), d.x.data_type(), Tag::nhwc);
     d.y_ask = memory::desc(d.y.dims(), d.y.data_type(), Tag::nhwc);
     return d;
@@ -288,8 +293,7 @@ void conv_make(ConvEntry& entry, ConvDir dir, memory::data_type dt, const ConvPa
       auto pd =
           conv_forward_pd(forward_asks(d, p), bias, dnnl::prop_kind::forward_inference, true, relu);
       // The channels-last ask was measured with brgconv only: anything else takes the usual asks.
-      if (pd.src_desc() != d.x && std::string(pd.impl_info_str()).rfind("brg", 0) != 0 &&
-          forward_prefers_channels_last(d, p))
+      if (forward_asks_channels_last(d, p) && std::string(pd.impl_info_str()).rfind("brg", 0) != 0)
         pd = conv_forward_pd(forward_asks(d, p, false), bias, dnnl::prop_kind::forward_inference,
                              true, relu);
       entry.scratchpad = pd.scratchpad_desc();
