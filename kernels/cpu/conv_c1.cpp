@@ -18,6 +18,9 @@
 namespace ember::kernels {
 namespace {
 
+// The kernels need AVX-512; elsewhere conv_c1_* decline and oneDNN takes these convolutions.
+#if defined(__AVX512F__)
+
 // The geometry the kernels use: one image is h*w floats in, oh*ow per channel out, and `span`
 // flat positions ((oh - 1) * w + ow) cover every output with the w - ow thrown-away columns.
 struct C1Geom {
@@ -40,8 +43,6 @@ bool c1_applies(const ConvParams& p, C1Geom* g) {
   g->span = (g->oh - 1) * g->w + g->ow;
   return true;
 }
-
-#if defined(__AVX512F__)
 
 inline __mmask16 first_lanes(int64_t count) {
   if (count <= 0) return 0;
