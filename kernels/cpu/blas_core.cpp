@@ -15,6 +15,7 @@
 #include "kernels/cpu/gemm_cpu.h"
 
 extern "C" char* openblas_get_corename(void);
+extern "C" void openblas_set_num_threads(int);
 
 namespace ember::cpu {
 
@@ -54,6 +55,15 @@ const CoreInfo& core_info() {
   }();
   return info;
 }
+
+// OpenBLAS runs on its caller's thread alone, from the moment Ember loads: its pthreads, which
+// spin while they wait for work, would fight OpenMP's team (which also spins, and which oneDNN and
+// Ember's own loops use) for the cores. Large products share out over that one team instead
+// (gemm_blas.cpp), and set_num_threads leaves OpenBLAS alone.
+const bool openblas_pinned_to_caller = [] {
+  openblas_set_num_threads(1);
+  return true;
+}();
 
 }  // namespace
 

@@ -67,8 +67,8 @@ namespace {
 
 // Batches of small products run one product per thread instead of splitting each product: two
 // single-thread oneDNN products at n = 64 give 2 x 93 GFLOP/s against 130 for one split product.
-// float64 stops at OpenBLAS's own single-thread limit (64³): above it OpenBLAS would start its own
-// pthreads from inside our OpenMP threads and oversubscribe the cores.
+// float64 stops at 64³, OpenBLAS's own single-thread limit, where this was measured (before
+// OpenBLAS was pinned to one thread; larger float64 products split over the team instead).
 template <class T>
 constexpr double kBatchAcrossMaxMnk = std::is_same_v<T, float> ? 128.0 * 128 * 128 : 64.0 * 64 * 64;
 // Below ~250k multiply-adds (a few microseconds) per thread, waking a thread costs more than it
@@ -137,6 +137,11 @@ constexpr int64_t kSplitMaxColumnsPerThread = 1024;
 
 }  // namespace
 
+bool openblas_gemm_splits(int64_t m, int64_t n, int64_t k, int threads) {
+  return threads > 1 && std::max(m, n) >= 16 * threads &&
+         double(m) * double(n) * double(k) >= kMinMnkPerThread * threads;
+}
+
 bool sgemm_splits_columns(bool tb, int64_t n, int threads) {
   return tb && threads > 1 && n >= kSplitMinColumnsPerThread * threads &&
          n <= kSplitMaxColumnsPerThread * threads;
@@ -144,9 +149,9 @@ bool sgemm_splits_columns(bool tb, int64_t n, int threads) {
 
 namespace {
 
-// The start of thread t's block of C's n columns: even shares, rounded down to whole 16-float
-// vectors (so the blocks differ by at most 16 columns).
-int64_t split_column_start(int64_t t, int64_t n, int threads) {
+// The start of thread t's block of C's n columns (or rows): even shares, rounded down to
+// multiples of 16 (whole 16-float vectors; the blocks differ by at most 16).
+int64_t split_start(int64_t t, int64_t n, int threads) {
   return t == threads ? n : t * n / threads / 16 * 16;
 }
 
@@ -155,11 +160,58 @@ void sgemm_split_columns(bool ta, int64_t m, int64_t n, int64_t k, float alpha, 
                          int64_t ldc, int threads) {
   parallel_for(0, threads, 1, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
-      const int64_t n0 = split_column_start(t, n, threads);
-      const int64_t n1 = split_column_start(t + 1, n, threads);
+      const int64_t n0 = split_start(t, n, threads);
+      const int64_t n1 = split_start(t + 1, n, threads);
       // Inside this parallel region oneDNN runs each product on the calling thread alone.
       if (n1 > n0)
         onednn_sgemm(ta, true, m, n1 - n0, k, alpha, a, lda, b + n0 * ldb, ldb, beta, c + n0, ldc);
+    }
+  });
+}
+
+void openblas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                   int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+              static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
+              static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
+              static_cast<blasint>(ldc));
+}
+
+void openblas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+                   int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+              static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
+              static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
+              static_cast<blasint>(ldc));
+}
+
+// One OpenBLAS product on Ember's OpenMP team. OpenBLAS itself runs on its caller's thread only
+// (blas_core.cpp pins it there), so a product large enough to share runs as one OpenBLAS call per
+// thread on its own block of C's rows, or of its columns when those are more. Before, OpenBLAS
+// split such products over its own pthreads, which then spun for work beside OpenMP's spinning
+// threads: on 2 cores the two pools took turns. 2-core AMD EPYC (Zen 3, AVX2) VM, where products
+// above 320³ go to OpenBLAS, ms per step of ember_compare_train_step on 2 threads, interleaved:
+// transformer_sgd 160-207 -> 71-74 (one thread: 135), lstm_sgd 151-164 -> 109-113.
+template <class T>
+void openblas_gemm_on_team(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+                           int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  sync_omp_threads();
+  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  if (!openblas_gemm_splits(m, n, k, threads)) {
+    openblas_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  const bool by_rows = m >= n;
+  const int64_t len = by_rows ? m : n;
+  parallel_for(0, threads, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t s0 = split_start(t, len, threads), s1 = split_start(t + 1, len, threads);
+      if (by_rows)
+        openblas_gemm(ta, tb, s1 - s0, n, k, alpha, ta ? a + s0 : a + s0 * lda, lda, b, ldb, beta,
+                      c + s0 * ldc, ldc);
+      else
+        openblas_gemm(ta, tb, m, s1 - s0, k, alpha, a, lda, tb ? b + s0 * ldb : b + s0, ldb, beta,
+                      c + s0, ldc);
     }
   });
 }
@@ -179,10 +231,7 @@ void blas_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, c
     onednn_sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-              static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
-              static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
-              static_cast<blasint>(ldc));
+  openblas_gemm_on_team(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void blas_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
@@ -196,10 +245,7 @@ void blas_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, 
               "mm: float64 matrices with a dim or leading dimension above {} are not supported: "
               "m={} n={} k={}. Hint: split the product",
               INT_MAX, m, n, k);
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-              static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
-              static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
-              static_cast<blasint>(ldc));
+  openblas_gemm_on_team(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 // Copies a strided rows x cols matrix into a dense row-major buffer (the rare layouts BLAS can't

@@ -41,6 +41,11 @@ EMBER_API void eigen_dgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, do
 /// tests/ops/gemm_provider_test.cpp.
 EMBER_API bool sgemm_splits_columns(bool tb, int64_t n, int threads);
 
+/// Whether a product that goes to OpenBLAS (which runs on its caller's thread alone) runs as one
+/// OpenBLAS call per thread of `threads` on its own block of C's rows or columns: at least 16 of
+/// them and 256k multiply-adds per thread. Exported for tests/ops/gemm_provider_test.cpp.
+EMBER_API bool openblas_gemm_splits(int64_t m, int64_t n, int64_t k, int threads);
+
 /// Keeps OpenMP (which oneDNN uses) at ember::get_num_threads() for calls from this thread.
 void sync_omp_threads();
 

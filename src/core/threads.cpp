@@ -12,8 +12,6 @@
 #include <omp.h>
 #endif
 
-extern "C" void openblas_set_num_threads(int);
-
 namespace ember {
 namespace {
 int initial_threads() {
@@ -26,7 +24,8 @@ std::atomic<int> g_threads{initial_threads()};
 void set_num_threads(int n) {
   EMBER_CHECK_VALUE(n > 0, "set_num_threads: expected a positive number of threads, got {}", n);
   g_threads.store(n, std::memory_order_relaxed);
-  openblas_set_num_threads(n);
+  // OpenBLAS stays on one thread (kernels/cpu/blas_core.cpp): the OpenMP team below is the only
+  // pool, and large products share out over it.
 #ifdef _OPENMP
   omp_set_num_threads(n);  // oneDNN's OpenMP regions follow this
 #endif

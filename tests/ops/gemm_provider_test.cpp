@@ -139,4 +139,74 @@ TEST(GemmProvider, ColumnSplitProductsMatchFloat64) {
   EXPECT_FALSE(ember::cpu::sgemm_splits_columns(false, 2048, 2));
 }
 
+// OpenBLAS runs on its caller's thread only; a product large enough to share runs as one
+// OpenBLAS call per thread of the team on its own block of C's rows (m >= n) or columns. float64
+// always goes to OpenBLAS (outside the Prescott pass), so these check every block of both splits
+// against a plain float64 loop: ragged last blocks, A and B plain and transposed, leading
+// dimensions wider than the matrices, alpha and beta.
+TEST(GemmProvider, TeamSplitOpenblasProductsMatchReference) {
+  GemmProviderThreadsGuard guard;
+  struct Case {
+    int threads;
+    int64_t m, n, k;
+  };
+  for (const Case cs : {Case{2, 130, 70, 64}, Case{3, 40, 200, 120}, Case{4, 50, 300, 180}}) {
+    ASSERT_TRUE(ember::cpu::openblas_gemm_splits(cs.m, cs.n, cs.k, cs.threads))
+        << "threads=" << cs.threads << " m=" << cs.m << " n=" << cs.n << " k=" << cs.k;
+    ember::set_num_threads(cs.threads);
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        ember::manual_seed(cs.m * 4 + (ta ? 2 : 0) + (tb ? 1 : 0));
+        const auto opts = ember::TensorOptions().dtype(ember::kDouble);
+        // Operands read in place with a leading dimension wider than their rows.
+        const ember::Tensor x = ta ? ember::randn({cs.k, cs.m + 3}, opts).narrow(1, 0, cs.m).t()
+                                   : ember::randn({cs.m, cs.k + 3}, opts).narrow(1, 0, cs.k);
+        const ember::Tensor w = tb ? ember::randn({cs.n, cs.k + 5}, opts).narrow(1, 0, cs.k).t()
+                                   : ember::randn({cs.k, cs.n + 5}, opts).narrow(1, 0, cs.n);
+        const ember::Tensor c = ember::randn({cs.m, cs.n}, opts);
+        const double alpha = 1.5, beta = -0.5;
+        const ember::Tensor out = ember::addmm(c, x, w, beta, alpha).contiguous();
+        const ember::Tensor xs = x.contiguous(), ws = w.contiguous();
+        const double* xp = xs.data_ptr<double>();
+        const double* wp = ws.data_ptr<double>();
+        const double* cp = c.data_ptr<double>();
+        const double* op = out.data_ptr<double>();
+        int64_t bad = 0;
+        for (int64_t i = 0; i < cs.m; ++i)
+          for (int64_t j = 0; j < cs.n; ++j) {
+            double acc = 0, mag = 0;
+            for (int64_t q = 0; q < cs.k; ++q) {
+              const double t = xp[i * cs.k + q] * wp[q * cs.n + j];
+              acc += t;
+              mag += std::abs(t);
+            }
+            const double expected = alpha * acc + beta * cp[i * cs.n + j];
+            const double tol = double(cs.k + 2) * std::numeric_limits<double>::epsilon() *
+                               (alpha * mag + std::abs(beta * cp[i * cs.n + j]));
+            if (!(std::abs(op[i * cs.n + j] - expected) <= tol)) ++bad;
+          }
+        EXPECT_EQ(bad, 0) << "threads=" << cs.threads << " m=" << cs.m << " n=" << cs.n
+                          << " ta=" << ta << " tb=" << tb;
+      }
+  }
+  // float32 reaches OpenBLAS on AVX2 CPUs above 320³ on several threads: 384³ on 2, checked
+  // against the float64 product (itself checked above) within (k + 2) eps_f32 of its terms.
+  ember::set_num_threads(2);
+  ember::manual_seed(7);
+  const int64_t big = 384;
+  const ember::Tensor a = ember::randn({big, big}), b = ember::randn({big, big}).t();
+  const ember::Tensor ad = a.to(ember::kDouble), bd = b.to(ember::kDouble);
+  const ember::Tensor err = (a.mm(b).to(ember::kDouble) - ad.mm(bd)).abs();
+  const ember::Tensor mag = ad.abs().mm(bd.abs());
+  EXPECT_EQ(
+      err.gt(mag * (double(big + 2) * std::numeric_limits<float>::epsilon())).sum().item<int64_t>(),
+      0);
+  // One thread, fewer than 16 rows or columns per thread, or under 256k multiply-adds per thread:
+  // one OpenBLAS call.
+  EXPECT_FALSE(ember::cpu::openblas_gemm_splits(512, 512, 512, 1));
+  EXPECT_FALSE(ember::cpu::openblas_gemm_splits(31, 31, 100000, 2));
+  EXPECT_FALSE(ember::cpu::openblas_gemm_splits(64, 64, 127, 2));
+  EXPECT_TRUE(ember::cpu::openblas_gemm_splits(64, 64, 128, 2));
+}
+
 }  // namespace gemm_provider_test
