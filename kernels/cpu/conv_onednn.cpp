@@ -271,8 +271,24 @@ bool backward_weights_prefers_channels_last(const ConvParams& p) {
   return p.out[1] <= 8 || p.k[0] * p.k[1] >= 25;
 }
 
+// One input channel on a CPU without AVX-512 (where conv_c1.cpp's kernels are not built): oneDNN's
+// jit:avx2 backward weights pads x's channel to a block of 8, eight times the work, where plain x
+// and dy take its GEMM-based implementation. One Zen 3 (AVX2) thread, LeNet's first layer (64
+// images, 1 -> 32 channels, 5x5 on 28x28), per call: 7.2 ms blocked (plus x's reorder) -> 2.9 ms;
+// two threads 5.0 (+0.3) -> 2.7. With 3 channels (BENCHMARKS.md §4's L1) the blocked one stays
+// ahead (2.6 against 4.6 ms on one thread), so only one channel. AVX-512 was not measured.
+bool backward_weights_asks_plain(const ConvParams& p) {
+  static const bool avx512 = onednn_isa_has_avx512_core();
+  return !avx512 && !p.channels_last && p.ic == 1 && p.groups == 1;
+}
+
 ConvDescs backward_weights_asks(ConvDescs d, const ConvParams& p) {
   static const Tag kLast[] = {Tag::nwc, Tag::nhwc, Tag::ndhwc};
+  if (backward_weights_asks_plain(p)) {
+    d.x_ask = d.x;
+    d.y_ask = d.y;
+    return d;
+  }
   if (backward_weights_prefers_channels_last(p)) {
     d.x_ask = memory::desc(d.x.dims(), d.x.data_type(), kLast[p.spatial - 1]);
     d.y_ask = memory::desc(d.y.dims(), d.y.data_type(), kLast[p.spatial - 1]);
