@@ -43,8 +43,13 @@ struct CoreInfo {
   bool fallback = false;
 };
 
+void pin_openblas_to_caller() { openblas_set_num_threads(1); }
+
+// Every OpenBLAS product asks this first, so the pin below is repeated before the first one (in
+// case a statically linked OpenBLAS initialised itself after Ember did).
 const CoreInfo& core_info() {
   static const CoreInfo info = [] {
+    pin_openblas_to_caller();
     CoreInfo i;
     const char* raw = openblas_get_corename();
     i.name = raw ? raw : "unknown";
@@ -61,7 +66,7 @@ const CoreInfo& core_info() {
 // Ember's own loops use) for the cores. Large products share out over that one team instead
 // (gemm_blas.cpp), and set_num_threads leaves OpenBLAS alone.
 const bool openblas_pinned_to_caller = [] {
-  openblas_set_num_threads(1);
+  pin_openblas_to_caller();
   return true;
 }();
 

@@ -67,10 +67,10 @@ namespace {
 
 // Batches of small products run one product per thread instead of splitting each product: two
 // single-thread oneDNN products at n = 64 give 2 x 93 GFLOP/s against 130 for one split product.
-// float64 stops at 64³, OpenBLAS's own single-thread limit, where this was measured (before
-// OpenBLAS was pinned to one thread; larger float64 products split over the team instead).
-template <class T>
-constexpr double kBatchAcrossMaxMnk = std::is_same_v<T, float> ? 128.0 * 128 * 128 : 64.0 * 64 * 64;
+// Both dtypes up to 128³ (float64 stopped at 64³ while OpenBLAS ran its own threads above it):
+// a larger product splits over the team itself (oneDNN's own split, or openblas_gemm_on_team,
+// whose 256k multiply-adds per thread 128³ passes up to 8 threads).
+constexpr double kBatchAcrossMaxMnk = 128.0 * 128 * 128;
 // Below ~250k multiply-adds (a few microseconds) per thread, waking a thread costs more than it
 // saves.
 constexpr double kMinMnkPerThread = 262144;
@@ -149,8 +149,8 @@ bool sgemm_splits_columns(bool tb, int64_t n, int threads) {
 
 namespace {
 
-// The start of thread t's block of C's n columns (or rows): even shares, rounded down to
-// multiples of 16 (whole 16-float vectors; the blocks differ by at most 16).
+// The start of thread t's block of C's n columns (or rows): even shares, each start rounded down
+// to a multiple of 16 (whole 16-float vectors), so the last block takes what rounding leaves.
 int64_t split_start(int64_t t, int64_t n, int threads) {
   return t == threads ? n : t * n / threads / 16 * 16;
 }
@@ -191,7 +191,7 @@ void openblas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alp
 // split such products over its own pthreads, which then spun for work beside OpenMP's spinning
 // threads: on 2 cores the two pools took turns. 2-core AMD EPYC (Zen 3, AVX2) VM, where products
 // above 320³ go to OpenBLAS, ms per step of ember_compare_train_step on 2 threads, interleaved:
-// transformer_sgd 160-207 -> 71-74 (one thread: 135), lstm_sgd 151-164 -> 109-113.
+// transformer_sgd 160-207 -> 68-74 (one thread: 135), lstm_sgd 151-164 -> 109-116.
 template <class T>
 void openblas_gemm_on_team(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
                            int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
@@ -313,7 +313,7 @@ void gemm_typed(const GemmParams& p) {
                   c + bi * p.c_bs, p.c_rs, p.c_cs, alpha, beta);
   };
   const double mnk = double(p.m) * double(p.n) * double(p.k);
-  if (p.batch > 1 && get_num_threads() > 1 && mnk <= kBatchAcrossMaxMnk<T>) {
+  if (p.batch > 1 && get_num_threads() > 1 && mnk <= kBatchAcrossMaxMnk) {
     const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(kMinMnkPerThread / mnk));
     parallel_for(0, p.batch, grain, run);
   } else {

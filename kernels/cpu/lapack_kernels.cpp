@@ -3,9 +3,10 @@
 // uses on the CPU (getrf/getrs, potrf, geqrf/orgqr, gesdd, syevd), so factors match it down to
 // their signs.
 //
-// Entries run one after another: LAPACK itself runs on OpenBLAS's threads, and an error must be
-// thrown from this thread, not from inside a parallel region. A workspace is queried once per call
-// (every entry has the same shape) and reused across the batch.
+// Entries run one after another, and an error must be thrown from this thread, not from inside a
+// parallel region. (LAPACK ran on OpenBLAS's threads when this was written; OpenBLAS is now pinned
+// to its calling thread, blas_core.cpp, so a batch could run over the OpenMP team: not measured.) A
+// workspace is queried once per call (every entry has the same shape) and reused across the batch.
 #include "kernels/cpu/lapack_kernels.h"
 
 #include <algorithm>

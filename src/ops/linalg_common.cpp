@@ -1,5 +1,6 @@
 // The tensor-level preparation around the LAPACK slots (linalg_common.h). The layout helpers have
-// a host-loop path for CPU tensors (no OpenMP region next to OpenBLAS's threads, see the header)
+// a host-loop path for CPU tensors (written to keep OpenMP regions away from OpenBLAS's threads,
+// see the header)
 // and a tensor-op path for every other device.
 #include "src/ops/linalg_common.h"
 

@@ -86,8 +86,9 @@ inline std::string batch_prefix(int64_t b, bool batched) {
 // ---- Column-major layout (kernels/common/lapack_params.h) ----
 //
 // On the CPU these run as plain loops on the calling thread, elsewhere as tensor ops. The copies
-// sit right before and after OpenBLAS's LAPACK, whose pthreads busy-wait for a while after each
-// call, as OpenMP's do after each of Ember's parallel loops: interleaving the two pools made
+// sit right before and after OpenBLAS's LAPACK, whose pthreads (before OpenBLAS was pinned to its
+// calling thread, kernels/cpu/blas_core.cpp) busy-waited for a while after each call, as OpenMP's
+// do after each of Ember's parallel loops: interleaving the two pools made
 // cholesky of a 256 x 256 float64 matrix take 9-78 ms instead of 1.1 ms on the 2-core VM while
 // other builds ran (each pool's spinning threads hold the cores the other's work waits for;
 // 0.6 ms with OMP_WAIT_POLICY=passive). The copies are O(n²) against LAPACK's O(n³), so one
