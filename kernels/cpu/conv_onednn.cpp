@@ -271,20 +271,23 @@ bool backward_weights_prefers_channels_last(const ConvParams& p) {
   return p.out[1] <= 8 || p.k[0] * p.k[1] >= 25;
 }
 
-// One input channel on a CPU without AVX-512 (where conv_c1.cpp's kernels are not built): oneDNN's
-// jit:avx2 backward weights pads x's channel to a block of 8, eight times the work, where plain x
-// and dy take its GEMM-based implementation. One Zen 3 (AVX2) thread, LeNet's first layer (64
-// images, 1 -> 32 channels, 5x5 on 28x28), per call: 7.2 ms blocked (plus x's reorder) -> 2.9 ms;
-// two threads 5.0 (+0.3) -> 2.7. With 3 channels (BENCHMARKS.md §4's L1) the blocked one stays
-// ahead (2.6 against 4.6 ms on one thread), so only one channel. AVX-512 was not measured.
+// One input channel on a CPU without AVX-512 (where a -march=native build has no conv_c1.cpp
+// kernels): oneDNN's jit:avx2 backward weights pads x's channel to a block of 8, eight times the
+// work, where plain x and dy take its GEMM-based implementation. One Zen 3 (AVX2) thread, LeNet's
+// first layer (64 images, 1 -> 32 channels, 5x5 on 28x28), per call: 7.2 ms blocked (plus x's
+// reorder) -> 2.9 ms; two threads 5.0 (+0.3) -> 2.7. With 3 channels (BENCHMARKS.md §4's L1) the
+// blocked one stays ahead (2.6 against 4.6 ms on one thread), so only one channel. AVX-512 was not
+// measured.
 bool backward_weights_asks_plain(const ConvParams& p) {
   static const bool avx512 = onednn_isa_has_avx512_core();
   return !avx512 && !p.channels_last && p.ic == 1 && p.groups == 1;
 }
 
-ConvDescs backward_weights_asks(ConvDescs d, const ConvParams& p) {
+// `plain_ok`: false once the plain ask gave something other than oneDNN's GEMM-based backward
+// weights (the one measured).
+ConvDescs backward_weights_asks(ConvDescs d, const ConvParams& p, bool plain_ok = true) {
   static const Tag kLast[] = {Tag::nwc, Tag::nhwc, Tag::ndhwc};
-  if (backward_weights_asks_plain(p)) {
+  if (plain_ok && backward_weights_asks_plain(p)) {
     d.x_ask = d.x;
     d.y_ask = d.y;
     return d;
@@ -332,14 +335,21 @@ void conv_make(ConvEntry& entry, ConvDir dir, memory::data_type dt, const ConvPa
       break;
     }
     case ConvDir::BackwardWeights: {
-      const ConvDescs asks = backward_weights_asks(d, p);
-      auto hint = conv_forward_pd(asks, bias, dnnl::prop_kind::forward_training);
       using B = dnnl::convolution_backward_weights;
-      B::desc desc = bias ? B::desc(algo, asks.x_ask, d.w_ask, d.b, asks.y_ask, d.strides,
-                                    d.dilates, d.pad_l, d.pad_r)
-                          : B::desc(algo, asks.x_ask, d.w_ask, asks.y_ask, d.strides, d.dilates,
-                                    d.pad_l, d.pad_r);
-      B::primitive_desc pd(desc, conv_attr(), conv_engine(), hint);
+      auto make_pd = [&](const ConvDescs& asks) {
+        auto hint = conv_forward_pd(asks, bias, dnnl::prop_kind::forward_training);
+        B::desc desc = bias ? B::desc(algo, asks.x_ask, d.w_ask, d.b, asks.y_ask, d.strides,
+                                      d.dilates, d.pad_l, d.pad_r)
+                            : B::desc(algo, asks.x_ask, d.w_ask, asks.y_ask, d.strides, d.dilates,
+                                      d.pad_l, d.pad_r);
+        return B::primitive_desc(desc, conv_attr(), conv_engine(), hint);
+      };
+      B::primitive_desc pd = make_pd(backward_weights_asks(d, p));
+      // The plain ask was measured with the GEMM-based implementation only: anything else (a
+      // geometry it declines falls to the slow reference one) takes the usual asks.
+      if (backward_weights_asks_plain(p) &&
+          std::string(pd.impl_info_str()).find("gemm") == std::string::npos)
+        pd = make_pd(backward_weights_asks(d, p, false));
       entry.scratchpad = pd.scratchpad_desc();
       entry.x.set(d.x, pd.src_desc(), false);
       entry.w.set(d.w, pd.diff_weights_desc(), true);

@@ -9,7 +9,9 @@
 // first, when every index lies in its own window. One Xeon thread, BENCHMARKS.md §5(b) LeNet pools
 // (benchmarks/ops/bench_vision.cpp): [64, 32, 24, 24] forward 590 -> 157 us, forward+backward
 // 955 -> 326 us; [64, 64, 8, 8] 253 -> 81 us, 342 -> 162 us; the LeNet SGD step 15.1-15.4 ->
-// 13.7-13.9 ms. Other dtypes and CPUs: a portable two-pass loop (horizontal pairs, then rows).
+// 13.7-13.9 ms. float32 on AVX2 (no AVX-512): 8 outputs per step on rows of at least 8 outputs,
+// the training path only (offsets, not indices). Other dtypes, CPUs and rows: a portable two-pass
+// loop (horizontal pairs, then rows).
 //
 // Training that asks for no indices runs the rows max_pool_2x2 / max_pool_2x2_backward here: the
 // forward writes one byte per output (the winning tap of its window) instead of an int64 index,

@@ -15,7 +15,8 @@ using namespace ember;
 
 namespace pool_offsets_test {
 
-// Small integers (many ties), NaNs in both rows of one window and an all -inf window.
+// Small integers (many ties), NaNs in both rows of one window and an all -inf window near a row's
+// start, and NaNs in the last window of a row (a vector kernel's scalar tail).
 Tensor tie_heavy_input(IntArrayRef sizes, ScalarType dtype) {
   Tensor x = randint(0, 3, sizes, TensorOptions().dtype(kFloat));
   const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -23,6 +24,10 @@ Tensor tie_heavy_input(IntArrayRef sizes, ScalarType dtype) {
   x.index_put_({0, 1, 2, 3}, nan);
   x.index_put_({0, 1, 3, 2}, nan);
   x.index_put_({0, 1, 4, 4}, nan);
+  const int64_t w = sizes[3];
+  x.index_put_({1, 0, 2, w - 1}, nan);
+  x.index_put_({1, 0, 3, w - 2}, nan);
+  x.index_put_({1, 3, 5, w - 2}, nan);
   for (int64_t i : {0, 1})
     for (int64_t j : {0, 1}) x.index_put_({0, 2, i, j}, -inf);
   return x.to(dtype);
@@ -47,12 +52,13 @@ std::string double_backward_node(const Tensor& x, bool ceil_mode = false) {
 using namespace pool_offsets_test;
 
 TEST(PoolOffsets, TrainingPathMatchesTheIndexPath) {
-  // Widths 12, 36 and 70: output rows of 6, 18 and 35 (a partial 16-wide step of the AVX-512
-  // kernel, whole steps and a partial one); every floating dtype (float32 takes the AVX-512
-  // kernel where built for it, the others the portable loops).
+  // Widths 12, 14, 16, 36 and 70: output rows of 6, 7, 8, 18 and 35 (a partial 16-wide step of
+  // the AVX-512 kernel, whole steps and a partial one; on AVX2 rows under 8 take the portable
+  // loop, 8 is one whole step, 18 and 35 end in the scalar tail); every floating dtype (float32
+  // takes the AVX-512 or AVX2 kernel where built for it, the others the portable loops).
   manual_seed(21);
   for (ScalarType dtype : {kFloat, kDouble, kHalf, kBFloat16})
-    for (int64_t width : {12, 36, 70}) {
+    for (int64_t width : {12, 14, 16, 36, 70}) {
       SCOPED_TRACE(std::string(to_string(dtype)) + " width " + std::to_string(width));
       const Tensor x = tie_heavy_input({3, 4, 8, width}, dtype);
       const Tensor g = randint(-4, 5, {3, 4, 4, width / 2}, TensorOptions().dtype(dtype));
