@@ -156,17 +156,24 @@ int64_t split_start(int64_t t, int64_t n, int threads) {
   return t == threads ? n : t * n / threads / 16 * 16;
 }
 
+// Runs block(s0, s1) for each thread's block [s0, s1) of len rows or columns, one per thread of
+// the team (both splits below share it).
+template <class Block>
+void split_over_team(int64_t len, int threads, const Block& block) {
+  parallel_for(0, threads, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t s0 = split_start(t, len, threads), s1 = split_start(t + 1, len, threads);
+      if (s1 > s0) block(s0, s1);
+    }
+  });
+}
+
 void sgemm_split_columns(bool ta, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                          int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                          int64_t ldc, int threads) {
-  parallel_for(0, threads, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) {
-      const int64_t n0 = split_start(t, n, threads);
-      const int64_t n1 = split_start(t + 1, n, threads);
-      // Inside this parallel region oneDNN runs each product on the calling thread alone.
-      if (n1 > n0)
-        onednn_sgemm(ta, true, m, n1 - n0, k, alpha, a, lda, b + n0 * ldb, ldb, beta, c + n0, ldc);
-    }
+  // Inside this parallel region oneDNN runs each product on the calling thread alone.
+  split_over_team(n, threads, [&](int64_t n0, int64_t n1) {
+    onednn_sgemm(ta, true, m, n1 - n0, k, alpha, a, lda, b + n0 * ldb, ldb, beta, c + n0, ldc);
   });
 }
 
@@ -195,25 +202,27 @@ void openblas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, c
 template <class T>
 void openblas_gemm_on_team(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
                            int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  // Products too small to split on any team skip the OpenMP queries (AVX-512's small products).
+  if (double(m) * double(n) * double(k) < 2 * kMinMnkPerThread) {
+    openblas_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
   sync_omp_threads();
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   if (!openblas_gemm_splits(m, n, k, threads)) {
     openblas_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
-  const bool by_rows = m >= n;
-  const int64_t len = by_rows ? m : n;
-  parallel_for(0, threads, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) {
-      const int64_t s0 = split_start(t, len, threads), s1 = split_start(t + 1, len, threads);
-      if (by_rows)
-        openblas_gemm(ta, tb, s1 - s0, n, k, alpha, ta ? a + s0 : a + s0 * lda, lda, b, ldb, beta,
-                      c + s0 * ldc, ldc);
-      else
-        openblas_gemm(ta, tb, m, s1 - s0, k, alpha, a, lda, tb ? b + s0 * ldb : b + s0, ldb, beta,
-                      c + s0, ldc);
-    }
-  });
+  if (m >= n)
+    split_over_team(m, threads, [&](int64_t s0, int64_t s1) {
+      openblas_gemm(ta, tb, s1 - s0, n, k, alpha, ta ? a + s0 : a + s0 * lda, lda, b, ldb, beta,
+                    c + s0 * ldc, ldc);
+    });
+  else
+    split_over_team(n, threads, [&](int64_t s0, int64_t s1) {
+      openblas_gemm(ta, tb, m, s1 - s0, k, alpha, a, lda, tb ? b + s0 * ldb : b + s0, ldb, beta,
+                    c + s0, ldc);
+    });
 }
 
 void blas_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
